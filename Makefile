@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# guestmm: out-of-tree kernel modules, a livepatch and eBPF probes that keep
+# a ballooned guest's memory unfragmented and its page cache lean.
+#
+#   make                  modules + tools against KDIR (default: running kernel)
+#   make KERNEL=6.1       ... against a Debian guest kernel's headers (6.1, 6.12 or an ABI)
+#   make demo             boot a stock Debian guest with guestmm and show it working
+#   make check            the whole test suite, in real guests
+#   make bench            benchmarks (stock vs guestmm), report in build/bench/
+#   make lint             checkpatch + sparse (make C=1) on the kernel code
+#
+# Kernel ABIs are resolved from Debian's package lists (scripts/guest/kernel.sh);
+# caches live in $(GUESTMM_CACHE) (default ~/.cache/guestmm), outputs in build/.
+
+TOP := $(CURDIR)
+KSH := $(TOP)/scripts/guest/kernel.sh
+PY := python3
+
+# Directories with a Kbuild file; the top-level Kbuild lists the same.
+KMOD_DIRS ?= $(patsubst %/Kbuild,%,$(wildcard modules/*/Kbuild livepatch/Kbuild))
+
+ifeq ($(KERNEL),)
+KDIR ?= /lib/modules/$(shell uname -r)/build
+ifeq ($(wildcard $(KDIR)/Makefile),)
+$(info guestmm: no headers at $(KDIR); building for the Debian 6.1 guest kernel instead (KERNEL=6.1))
+KERNEL := 6.1
+endif
+endif
+
+ifneq ($(KERNEL),)
+ABI := $(shell $(KSH) abi $(KERNEL))
+ifeq ($(ABI),)
+$(error guestmm: cannot resolve KERNEL=$(KERNEL) to a Debian kernel ABI)
+endif
+KDIR := /usr/src/linux-headers-$(ABI)
+VMLINUX_BTF = $(shell $(KSH) vmlinux $(ABI))
+else
+ABI := $(shell uname -r)
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+endif
+
+OUT := $(TOP)/build/$(ABI)
+PROGS := $(patsubst tests/progs/%.c,$(OUT)/bin/%,$(wildcard tests/progs/*.c))
+STOCK_MODULES := virtio_pci virtio_balloon virtio_blk crc32c_generic ext4
+
+.PHONY: all modules tools progs bpf headers guest check demo bench lint \
+	deps clean distclean
+
+all: modules tools
+
+headers:
+	@test -f $(KDIR)/Makefile || $(KSH) headers $(ABI) >/dev/null
+
+modules: headers
+	$(MAKE) -C $(KDIR) M=$(TOP) GUESTMM_DIRS="$(KMOD_DIRS)" modules
+	@mkdir -p $(OUT)/modules
+	@for d in $(KMOD_DIRS); do cp $$d/*.ko $(OUT)/modules/; done
+
+tools: progs bpf
+
+progs: $(PROGS)
+
+$(OUT)/bin/%: tests/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+bpf:
+	@if [ -f bpf/Makefile ]; then \
+		$(MAKE) -C bpf VMLINUX_BTF=$(VMLINUX_BTF) && \
+		mkdir -p $(OUT)/bin && cp bpf/guestmm-stat.static $(OUT)/bin/guestmm-stat; \
+	fi
+
+# The initramfs every test guest boots (scripts/guest/mkinitramfs.py).
+guest: modules tools
+	@$(KSH) fetch $(ABI) >/dev/null
+	$(PY) scripts/guest/mkinitramfs.py --abi $(ABI) \
+		--kroot $$($(KSH) fetch $(ABI)) -o $(OUT)/initramfs.cpio.gz \
+		$(foreach m,$(STOCK_MODULES),--stock $(m)) \
+		$(foreach k,$(wildcard $(OUT)/modules/*.ko),--module $(k)) \
+		$(foreach b,$(wildcard $(OUT)/bin/*),--bin $(b)) \
+		--dyn-bin /usr/sbin/bpftool
+
+deps:
+	@scripts/install-deps.sh
+
+check: deps
+	@$(MAKE) --no-print-directory guest KERNEL=$(or $(KERNEL),6.1)
+	@tests/run --kernel $(or $(KERNEL),6.1) $(TESTS)
+
+demo: deps
+	@$(MAKE) --no-print-directory guest KERNEL=$(or $(KERNEL),6.1)
+	@$(PY) scripts/demo.py --kernel $(or $(KERNEL),6.1)
+
+bench: deps
+	@$(MAKE) --no-print-directory guest KERNEL=$(or $(KERNEL),6.1)
+	@$(PY) bench/run --kernel $(or $(KERNEL),6.1) $(BENCH)
+
+lint: headers
+	@scripts/lint.sh $(KDIR)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null
+	-@[ -f bpf/Makefile ] && $(MAKE) -C bpf clean
+	rm -rf build
+
+distclean: clean
+	rm -rf $${GUESTMM_CACHE:-$$HOME/.cache/guestmm}

@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of a guestmm test guest.  Mounts what the tests and bpftool need,
+# loads the stock modules named by gmm.mods= (comma separated), mounts the
+# virtio disk when gmm.disk=1, then serves the host on ttyS1:
+#
+#   host -> guest   "<nonce> <base64 of a shell script>\n"
+#   guest -> host   the script's output, then "\n@@DONE <nonce> <exit code>\n"
+#
+# The kernel console stays on ttyS0, so printk never mixes with results.
+/bin/busybox --install -s
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t bpf bpf /sys/fs/bpf
+mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
+
+arg() {
+	for w in $(cat /proc/cmdline); do
+		case $w in "$1="*) echo "${w#*=}" ;; esac
+	done
+}
+
+for m in $(arg gmm.mods | tr , ' '); do
+	modprobe "$m" || echo "@@INIT modprobe $m failed" >/dev/ttyS0
+done
+
+if [ "$(arg gmm.disk)" = 1 ]; then
+	i=0
+	while [ ! -b /dev/vda ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	mount -t ext4 /dev/vda /mnt || echo "@@INIT mount /dev/vda failed" >/dev/ttyS0
+fi
+
+exec 3<>/dev/ttyS1
+stty -F /dev/ttyS1 raw -echo
+echo "@@READY" >&3
+while IFS= read -r line <&3; do
+	nonce=${line%% *}
+	echo "${line#* }" | base64 -d >/tmp/.cmd
+	(cd /root && sh /tmp/.cmd) >/tmp/.out 2>&1 </dev/null
+	rc=$?
+	cat /tmp/.out >&3
+	printf '\n@@DONE %s %s\n' "$nonce" "$rc" >&3
+done
+echo "@@INIT agent exited" >/dev/ttyS0
+poweroff -f

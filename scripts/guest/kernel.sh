@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Debian guest kernels for guestmm: resolve the current ABI from the package
+# lists, fetch the image (no install), make sure its headers are installed.
+#
+#   kernel.sh abi     [SERIES]   print the ABI, e.g. 6.1.0-57-amd64
+#   kernel.sh fetch   ABI        unpack linux-image-ABI-unsigned into the cache, print its root
+#   kernel.sh headers ABI        install linux-headers-ABI when missing, print the KDIR
+#   kernel.sh vmlinux ABI        print the path of the uncompressed vmlinux ELF (extracted once)
+#
+# SERIES is 6.1 (Debian 12, the default) or 6.12 (bookworm-backports).  An
+# argument that already looks like an ABI (digits, dots, dash, "amd64") is
+# passed through.  The backports suite is read through a private apt state
+# directory so the machine's own sources are never changed.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+CACHE=${GUESTMM_CACHE:-$HOME/.cache/guestmm}
+
+die() { echo "kernel.sh: $*" >&2; exit 1; }
+
+# The mirror the machine already uses for Debian, so no host name is ours.
+debian_mirror() {
+	local uri
+	uri=$(grep -hs -E '^(URIs:|deb )' /etc/apt/sources.list.d/*.sources \
+		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		grep -v -e security -e nodesource -e google |
+		sed -E 's/^URIs:[[:space:]]*//; s/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?//' |
+		awk '{print $1; exit}')
+	[ -n "$uri" ] || die "cannot find the Debian mirror in /etc/apt"
+	echo "$uri"
+}
+
+# apt options for a private view of bookworm + bookworm-backports.
+bpo_opts() {
+	local d=$CACHE/apt/bookworm-backports mirror
+	if [ ! -s "$d/sources.list" ]; then
+		mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+		mirror=$(debian_mirror)
+		{
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main"
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm-backports main"
+		} >"$d/sources.list"
+	fi
+	echo "-o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=/dev/null" \
+		"-o Dir::State::Lists=$d/lists -o Dir::Cache=$d/cache -o APT::Sandbox::User=root"
+}
+
+bpo_update() {
+	local opts stamp=$CACHE/apt/bookworm-backports/updated
+	opts=$(bpo_opts)
+	# Refresh at most daily: the ABI moves, but not by the minute.
+	if [ -z "$(find "$stamp" -mmin -1440 2>/dev/null)" ]; then
+		# shellcheck disable=SC2086
+		apt-get $opts -q update >&2 || die "apt-get update (bookworm-backports) failed"
+		touch "$stamp"
+	fi
+}
+
+# apt options for the suite an ABI comes from.
+opts_for_abi() {
+	case $1 in
+	*+deb12-*|*bpo*) bpo_update; bpo_opts ;;
+	*) echo "" ;;
+	esac
+}
+
+ensure_lists() {
+	[ -n "$(find /var/lib/apt/lists -name '*_Packages*' -print -quit 2>/dev/null)" ] ||
+		apt-get -q update >&2
+}
+
+cmd_abi() {
+	local series=${1:-6.1} opts="" dep
+	case $series in
+	6.1|bookworm|default) ensure_lists ;;
+	6.12|bpo|bookworm-backports) bpo_update; opts="$(bpo_opts) -t bookworm-backports" ;;
+	[0-9]*-amd64) echo "$series"; return ;;
+	*) die "unknown kernel series '$series' (use 6.1, 6.12 or an ABI like 6.1.0-57-amd64)" ;;
+	esac
+	# shellcheck disable=SC2086
+	dep=$(apt-cache $opts depends linux-image-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: linux-image-\(.*-amd64\)$/\1/p' | head -n1)
+	[ -n "$dep" ] || die "cannot resolve linux-image-amd64 for $series"
+	echo "$dep"
+}
+
+cmd_fetch() {
+	local abi=$1 dir=$CACHE/kernels/$1 opts tmp
+	if [ ! -f "$dir/ok" ]; then
+		opts=$(opts_for_abi "$abi")
+		tmp=$(mktemp -d "$CACHE/dl.XXXXXX")
+		# shellcheck disable=SC2086
+		(cd "$tmp" && apt-get $opts -o APT::Sandbox::User=root -q download "linux-image-$abi-unsigned" >&2) ||
+			die "apt-get download linux-image-$abi-unsigned failed"
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		dpkg -x "$tmp"/linux-image-*.deb "$dir/root"
+		rm -rf "$tmp"
+		[ -f "$dir/root/boot/vmlinuz-$abi" ] || die "no vmlinuz in linux-image-$abi-unsigned"
+		depmod -b "$dir/root" "$abi" 2>/dev/null || true
+		touch "$dir/ok"
+	fi
+	echo "$dir/root"
+}
+
+cmd_headers() {
+	local abi=$1 kdir=/usr/src/linux-headers-$1 opts
+	if [ ! -f "$kdir/Makefile" ]; then
+		opts=$(opts_for_abi "$abi")
+		ensure_lists
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive apt-get $opts -q -y install \
+			--no-install-recommends "linux-headers-$abi" >&2 ||
+			die "cannot install linux-headers-$abi"
+	fi
+	echo "$kdir"
+}
+
+cmd_vmlinux() {
+	local abi=$1 root out
+	root=$(cmd_fetch "$abi")
+	out=$CACHE/kernels/$abi/vmlinux
+	if [ ! -s "$out" ]; then
+		python3 "$here/extract_vmlinux.py" "$root/boot/vmlinuz-$abi" "$out.tmp" ||
+			die "cannot extract vmlinux from vmlinuz-$abi"
+		mv "$out.tmp" "$out"
+	fi
+	echo "$out"
+}
+
+mkdir -p "$CACHE"
+[ $# -ge 1 ] || die "usage: kernel.sh abi|fetch|headers|vmlinux ARG"
+cmd=$1
+shift
+case $cmd in
+abi) cmd_abi "$@" ;;
+fetch|headers|vmlinux)
+	[ $# -eq 1 ] || die "usage: kernel.sh $cmd ABI"
+	"cmd_$cmd" "$(cmd_abi "$1")" ;;
+*) die "unknown command '$cmd'" ;;
+esac

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Build a busybox initramfs for a guestmm test guest.
+
+    mkinitramfs.py --kroot ROOT --abi ABI -o OUT.cpio.gz
+                   [--stock MOD ...] [--module FILE.ko ...]
+                   [--bin FILE ...] [--dyn-bin FILE ...]
+
+The stock modules named with --stock are copied with everything they
+depend on (from the image's modules.dep); project modules land in
+/lib/modules/ABI/extra so that busybox modprobe loads them, parameters
+included.  --bin copies static programs to /usr/bin; --dyn-bin copies a
+dynamic program with the libraries ldd names (bpftool).  The init script
+and the command agent come from guest_init.sh next to this file.
+"""
+import argparse
+import gzip
+import lzma
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def parse_modules_dep(moddir):
+    """Map module name -> (relative path, [dependency paths])."""
+    deps = {}
+    with open(os.path.join(moddir, "modules.dep")) as f:
+        for line in f:
+            path, _, rest = line.partition(":")
+            name = os.path.basename(path).split(".ko")[0].replace("-", "_")
+            deps[name] = (path, rest.split())
+    return deps
+
+
+def module_closure(moddir, names):
+    """Every module file that the named stock modules need, deps first."""
+    deps = parse_modules_dep(moddir)
+    by_path = {p: d for p, d in deps.values()}
+    order, seen = [], set()
+
+    def visit(path):
+        if path in seen:
+            return
+        seen.add(path)
+        for d in by_path.get(path, []):
+            visit(d)
+        order.append(path)
+
+    for n in names:
+        key = n.replace("-", "_")
+        if key not in deps:
+            sys.exit("mkinitramfs: stock module %s is not in this kernel" % n)
+        visit(deps[key][0])
+    return order
+
+
+def copy_module(src, dst):
+    """Copy a module, uncompressed: busybox modprobe may lack xz/zstd."""
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    if src.endswith(".xz"):
+        with lzma.open(src) as f, open(dst[:-3], "wb") as o:
+            shutil.copyfileobj(f, o)
+    elif src.endswith(".zst"):
+        with open(dst[:-4], "wb") as o:
+            subprocess.run(["zstd", "-dc", src], stdout=o, check=True)
+    else:
+        shutil.copy2(src, dst)
+
+
+def copy_dynamic(binary, root, dest):
+    """Copy a dynamic executable and its shared libraries."""
+    shutil.copy2(binary, os.path.join(root, dest.lstrip("/")))
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True,
+                         check=True).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        lib = None
+        if "=>" in parts and len(parts) >= 3 and parts[2].startswith("/"):
+            lib = parts[2]
+        elif parts and parts[0].startswith("/"):
+            lib = parts[0]
+        if lib:
+            target = os.path.join(root, lib.lstrip("/"))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copy2(os.path.realpath(lib), target)
+
+
+def build(args):
+    root = tempfile.mkdtemp(prefix="guestmm-initrd.")
+    try:
+        for d in ("bin", "sbin", "usr/bin", "usr/sbin", "lib64", "proc",
+                  "sys", "dev", "tmp", "mnt", "run", "etc", "root"):
+            os.makedirs(os.path.join(root, d), exist_ok=True)
+        shutil.copy2(args.busybox, os.path.join(root, "bin/busybox"))
+        for applet in ("sh", "mount", "modprobe"):
+            os.symlink("busybox", os.path.join(root, "bin", applet))
+        shutil.copy2(os.path.join(HERE, "guest_init.sh"),
+                     os.path.join(root, "init"))
+        os.chmod(os.path.join(root, "init"), 0o755)
+
+        kmods = os.path.join(args.kroot, "lib/modules", args.abi)
+        gmods = os.path.join(root, "lib/modules", args.abi)
+        os.makedirs(gmods)
+        for name in ("modules.order", "modules.builtin",
+                     "modules.builtin.modinfo"):
+            src = os.path.join(kmods, name)
+            if os.path.exists(src):
+                shutil.copy2(src, gmods)
+        for rel in module_closure(kmods, args.stock):
+            copy_module(os.path.join(kmods, rel), os.path.join(gmods, rel))
+        os.makedirs(os.path.join(gmods, "extra"))
+        for ko in args.module:
+            shutil.copy2(ko, os.path.join(gmods, "extra"))
+        subprocess.run(["depmod", "-b", root, args.abi], check=True)
+
+        for b in args.bin:
+            shutil.copy2(b, os.path.join(root, "usr/bin"))
+        for b in args.dyn_bin:
+            copy_dynamic(b, root, "/usr/sbin/" + os.path.basename(b))
+
+        files = subprocess.run(["find", "."], cwd=root, capture_output=True,
+                               check=True).stdout
+        cpio = subprocess.run(["cpio", "--quiet", "-o", "-H", "newc",
+                               "-R", "0:0"], cwd=root, input=files,
+                              capture_output=True, check=True).stdout
+        tmp = args.output + ".tmp"
+        with gzip.open(tmp, "wb", compresslevel=1) as f:
+            f.write(cpio)
+        os.replace(tmp, args.output)
+    finally:
+        shutil.rmtree(root)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--kroot", required=True,
+                   help="unpacked linux-image root (kernel.sh fetch)")
+    p.add_argument("--abi", required=True)
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--stock", action="append", default=[])
+    p.add_argument("--module", action="append", default=[])
+    p.add_argument("--bin", action="append", default=[])
+    p.add_argument("--dyn-bin", action="append", default=[])
+    p.add_argument("--busybox", default="/bin/busybox")
+    build(p.parse_args())
+
+
+if __name__ == "__main__":
+    main()

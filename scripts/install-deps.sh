@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Install, from Debian's archive, whatever guestmm's build, tests, demo and
+# benchmarks need and this machine lacks.  Kernel headers and images are
+# handled per ABI by scripts/guest/kernel.sh.
+set -eu
+PKGS="make gcc libc6-dev bc kmod cpio xz-utils zstd e2fsprogs python3
+busybox-static qemu-system-x86 qemu-utils clang llvm libbpf-dev bpftool
+libelf-dev zlib1g-dev sparse gnuplot-nox dkms debootstrap"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "guestmm: missing packages:$missing (run as root, or apt-get install them)" >&2
+	exit 1
+fi
+echo "guestmm: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2086
+apt-get -q -y install --no-install-recommends $missing >/dev/null 2>&1 || {
+	apt-get -q update >/dev/null
+	apt-get -q -y install --no-install-recommends $missing >/dev/null
+}
