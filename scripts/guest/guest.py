@@ -322,3 +322,22 @@ class Guest:
                 if k in ("Rss", "AnonHugePages"):
                     res[k] = int(v.split()[0])
         return res
+
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def artifacts(kernel="6.1"):
+    """(abi, vmlinuz, initramfs) for a kernel series or ABI, as built by
+    `make guest KERNEL=...`."""
+    ksh = os.path.join(TOP, "scripts", "guest", "kernel.sh")
+    abi = subprocess.run([ksh, "abi", kernel], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    kroot = subprocess.run([ksh, "fetch", abi], check=True,
+                           capture_output=True, text=True).stdout.strip()
+    initrd = os.path.join(TOP, "build", abi, "initramfs.cpio.gz")
+    if not os.path.exists(initrd):
+        raise GuestError("%s missing: run `make guest KERNEL=%s` first" %
+                         (initrd, kernel))
+    return abi, os.path.join(kroot, "boot", "vmlinuz-" + abi), initrd

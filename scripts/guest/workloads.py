@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Guest workloads shared by the demo, tests and benchmarks."""
+import time
+
+MIB = 1 << 20
+
+# vmstat counters that tell what compaction and the balloon did.
+COMPACTION_COUNTERS = (
+    "compact_stall", "compact_success", "compact_fail",
+    "compact_migrate_scanned", "compact_free_scanned", "compact_isolated",
+    "pgmigrate_success", "pgmigrate_fail",
+    "balloon_inflate", "balloon_deflate", "balloon_migrate")
+
+
+def delta(before, after, keys=COMPACTION_COUNTERS):
+    return {k: after.get(k, 0) - before.get(k, 0) for k in keys}
+
+
+def free_huge_blocks(g):
+    """Free blocks of order >= 9 (2 MiB on x86) in all zones, counted in
+    2 MiB units, from /proc/buddyinfo."""
+    total = 0
+    for line in g.sh("cat /proc/buddyinfo").splitlines():
+        counts = [int(x) for x in line.split()[4:]]
+        total += sum(n << (order - 9) for order, n in enumerate(counts)
+                     if order >= 9)
+    return total
+
+
+def scattered_inflate(g, inflate_mib, frag_mib=None, timeout=300):
+    """Fragment free memory with `frag`, inflate the balloon by
+    inflate_mib so its pages land in the holes, then free the rest.
+
+    Returns the balloon target in bytes.  Afterwards the balloon pages are
+    spread over many pageblocks that are otherwise free: the state where
+    only migrating balloon pages can rebuild 2 MiB blocks."""
+    ram = g.mem * MIB
+    if frag_mib is None:
+        frag_mib = g.mem // 2
+    g.sh("frag %d > /tmp/frag.out 2>&1 &" % frag_mib)
+    deadline = time.monotonic() + timeout
+    while "FRAG ready" not in g.sh("cat /tmp/frag.out"):
+        if time.monotonic() > deadline:
+            raise AssertionError("frag did not get ready")
+        time.sleep(0.5)
+    target = ram - inflate_mib * MIB
+    g.balloon(target)
+    g.wait_balloon(target, timeout=timeout)
+    g.sh("kill %frag 2>/dev/null; killall frag; sleep 1; true")
+    return target
+
+
+def compact(g):
+    """Run full compaction of every node; return the vmstat deltas and the
+    free 2 MiB blocks before and after."""
+    before, huge_before = g.vmstat(), free_huge_blocks(g)
+    g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=600)
+    after, huge_after = g.vmstat(), free_huge_blocks(g)
+    d = delta(before, after)
+    d["free_2m_before"], d["free_2m_after"] = huge_before, huge_after
+    return d
