@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Kernel-side lint: checkpatch.pl --no-tree (from Debian's linux-source-6.1)
+# on every kernel C file and header, and sparse through kbuild (C=2 checks
+# every file, built or not).  Exits non-zero on any finding.
+#   scripts/lint.sh KDIR [DIR ...]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+kdir=$1
+shift
+dirs=${*:-$(cd "$top" && ls -d modules/*/ livepatch/ 2>/dev/null | tr '\n' ' ')}
+cache=${GUESTMM_CACHE:-$HOME/.cache/guestmm}/checkpatch
+if [ ! -x "$cache/scripts/checkpatch.pl" ]; then
+	[ -f /usr/src/linux-source-6.1.tar.xz ] ||
+		DEBIAN_FRONTEND=noninteractive apt-get -q -y install linux-source-6.1 >/dev/null
+	rm -rf "$cache" && mkdir -p "$cache"
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$cache" --strip-components=1 \
+		linux-source-6.1/scripts linux-source-6.1/Documentation/process/deprecated.rst
+fi
+command -v sparse >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get -q -y install sparse >/dev/null
+
+rc=0
+cd "$top"
+# shellcheck disable=SC2086
+files=$(find $dirs -name '*.[ch]' ! -name '*.mod.c' | sort)
+for f in $files; do
+	out=$("$cache/scripts/checkpatch.pl" --no-tree --terse --show-types \
+		--ignore FILE_PATH_CHANGES -f "$f") || { echo "$out"; rc=1; }
+done
+out=$(make -s -C "$kdir" M="$top" GUESTMM_DIRS="$(echo $dirs | sed 's#/\( \|$\)#\1#g')" C=2 modules 2>&1 |
+	grep -v -e 'Skipping BTF' -e '^make' || true)
+if [ -n "$out" ]; then
+	echo "$out"
+	rc=1
+fi
+[ $rc = 0 ] && echo "lint: checkpatch and sparse clean ($(echo $files | wc -w) files)"
+exit $rc
