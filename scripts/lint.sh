@@ -8,7 +8,13 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kdir=$1
 shift
-dirs=${*:-$(cd "$top" && ls -d modules/*/ livepatch/ 2>/dev/null | tr '\n' ' ')}
+dirs=$*
+if [ -z "$dirs" ]; then
+	for d in "$top"/modules/*/Kbuild "$top"/livepatch/Kbuild; do
+		[ -f "$d" ] && dirs="$dirs ${d#"$top"/}"
+	done
+	dirs=$(echo "$dirs" | sed 's#/Kbuild#/#g')
+fi
 cache=${GUESTMM_CACHE:-$HOME/.cache/guestmm}/checkpatch
 if [ ! -x "$cache/scripts/checkpatch.pl" ]; then
 	[ -f /usr/src/linux-source-6.1.tar.xz ] ||
