@@ -20,6 +20,10 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#ifndef MAX_PAGE_ORDER	/* 6.1: MAX_ORDER is one past the largest order */
+#define MAX_PAGE_ORDER	(MAX_ORDER - 1)
+#endif
+
 static unsigned int order = 9;
 module_param(order, uint, 0444);
 MODULE_PARM_DESC(order, "allocation order (default 9, a 2 MiB block on x86)");
@@ -119,8 +123,8 @@ static const struct file_operations ha_fops = {
 
 static int __init ha_init(void)
 {
-	if (order == 0 || order >= MAX_ORDER) {
-		pr_err("guestmm_highalloc: order must be 1..%d\n", MAX_ORDER - 1);
+	if (order == 0 || order > MAX_PAGE_ORDER) {
+		pr_err("guestmm_highalloc: order must be 1..%d\n", MAX_PAGE_ORDER);
 		return -EINVAL;
 	}
 	ha_dir = debugfs_create_dir("guestmm_highalloc", NULL);

@@ -29,7 +29,10 @@ arg() {
 	done
 }
 
+builtin=/lib/modules/$(uname -r)/modules.builtin
 for m in $(arg gmm.mods | tr , ' '); do
+	# Built in on some kernels (virtio_pci on 6.12): nothing to load.
+	grep -q "/$m\.ko" "$builtin" 2>/dev/null && continue
 	modprobe "$m" || echo "@@INIT modprobe $m failed" >/dev/ttyS0
 done
 

@@ -37,7 +37,8 @@ def parse_modules_dep(moddir):
 
 
 def module_closure(moddir, names):
-    """Every module file that the named stock modules need, deps first."""
+    """Every module file that the named stock modules need, deps first.
+    Modules built into the kernel need no file."""
     deps = parse_modules_dep(moddir)
     by_path = {p: d for p, d in deps.values()}
     order, seen = [], set()
@@ -50,8 +51,16 @@ def module_closure(moddir, names):
             visit(d)
         order.append(path)
 
+    builtin = set()
+    bpath = os.path.join(moddir, "modules.builtin")
+    if os.path.exists(bpath):
+        with open(bpath) as f:
+            builtin = {os.path.basename(l.strip()).split(".ko")[0]
+                       .replace("-", "_") for l in f}
     for n in names:
         key = n.replace("-", "_")
+        if key in builtin:
+            continue
         if key not in deps:
             sys.exit("mkinitramfs: stock module %s is not in this kernel" % n)
         visit(deps[key][0])

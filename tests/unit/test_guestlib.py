@@ -50,3 +50,14 @@ def test_module_closure_orders_dependencies_first():
         assert order == ["kernel/a/virtio_ring.ko", "kernel/a/virtio.ko",
                          "kernel/a/virtio_balloon.ko", "kernel/b/jbd2.ko.xz",
                          "kernel/b/ext4.ko.xz"]
+
+
+def test_module_closure_skips_builtin_modules():
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "modules.dep"), "w") as f:
+            f.write("kernel/a/virtio_balloon.ko.xz:\n")
+        with open(os.path.join(d, "modules.builtin"), "w") as f:
+            f.write("kernel/drivers/virtio/virtio_pci.ko\n")
+        order = mkinitramfs.module_closure(d, ["virtio_pci",
+                                               "virtio_balloon"])
+        assert order == ["kernel/a/virtio_balloon.ko.xz"]
