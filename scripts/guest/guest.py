@@ -19,6 +19,9 @@ Configuration (keyword arguments, also the keys of a test case's GUEST):
     mods      modules modprobe'd at boot (stock or project), in order,
               after virtio_pci (and virtio_blk + ext4 with a disk)
     append    extra kernel command line
+    drives    extra virtio disks: a list of image paths, or of dicts with
+              keys file, format (raw), readonly (False)
+    reboot    let a guest reboot instead of exiting QEMU (False)
     boot_timeout  seconds until the agent must answer (180)
 """
 import base64
@@ -69,8 +72,8 @@ def kvm_usable():
 
 class Guest:
     def __init__(self, kernel, initrd, logdir, mem=1024, smp=2, numa=0,
-                 balloon=None, disk_mb=0, mods=(), append="",
-                 boot_timeout=180):
+                 balloon=None, disk_mb=0, mods=(), append="", drives=(),
+                 reboot=False, boot_timeout=180):
         self.kernel, self.initrd, self.logdir = kernel, initrd, logdir
         self.mem, self.smp, self.numa = mem, smp, numa
         self.balloon_props = balloon
@@ -78,6 +81,7 @@ class Guest:
         base = ["virtio_pci"] + (["virtio_blk", "crc32c_generic", "ext4"] if disk_mb else [])
         self.mods = base + [m for m in mods if m not in base]
         self.disk_mb, self.append = disk_mb, append
+        self.drives, self.reboot = list(drives), reboot
         self.boot_timeout = boot_timeout
         self.proc = self.qmp = self.ctl = None
         self.rbuf = b""
@@ -108,7 +112,7 @@ class Guest:
         argv = ["qemu-system-x86_64", "-accel",
                 "kvm" if kvm_usable() else "tcg",
                 "-m", str(self.mem), "-smp", self.smp_topology(),
-                "-nodefaults", "-display", "none", "-no-reboot",
+                "-nodefaults", "-display", "none",
                 "-kernel", self.kernel, "-initrd", self.initrd,
                 "-append", self.cmdline(),
                 "-chardev", "file,id=con,path=" + self.console,
@@ -136,6 +140,15 @@ class Guest:
             subprocess.run(["mkfs.ext4", "-q", "-F", img], check=True)
             argv += ["-drive", "file=%s,format=raw,if=virtio,cache=writeback"
                      % img]
+        for d in self.drives:
+            d = d if isinstance(d, dict) else {"file": d}
+            opt = "file=%s,format=%s,if=virtio" % (d["file"],
+                                                   d.get("format", "raw"))
+            if d.get("readonly"):
+                opt += ",readonly=on"
+            argv += ["-drive", opt]
+        if not self.reboot:
+            argv.append("-no-reboot")
         return argv
 
     def start(self):
@@ -157,9 +170,17 @@ class Guest:
                 self.ctl.close()
                 self._check_alive(deadline, "connecting to ttyS1")
                 time.sleep(0.1)
-        self._read_until(b"@@READY\n", deadline, "waiting for the guest agent")
-        self.boot_seconds = time.monotonic() - (deadline - self.boot_timeout)
+        self.wait_ready()
         return self
+
+    def wait_ready(self, timeout=None):
+        """Wait for the guest agent's hello: after start(), or after the
+        guest was told to reboot (reboot=True)."""
+        timeout = timeout or self.boot_timeout
+        t0 = time.monotonic()
+        self._read_until(b"@@READY\n", t0 + timeout,
+                         "waiting for the guest agent")
+        self.boot_seconds = time.monotonic() - t0
 
     def stop(self):
         """Power the guest off; the QEMU process is gone afterwards."""

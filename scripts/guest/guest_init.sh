@@ -3,12 +3,7 @@
 #
 # /init of a guestmm test guest.  Mounts what the tests and bpftool need,
 # loads the stock modules named by gmm.mods= (comma separated), mounts the
-# virtio disk when gmm.disk=1, then serves the host on ttyS1:
-#
-#   host -> guest   "<nonce> <base64 of a shell script>\n"
-#   guest -> host   the script's output, then "\n@@DONE <nonce> <exit code>\n"
-#
-# The kernel console stays on ttyS0, so printk never mixes with results.
+# virtio disk when gmm.disk=1, then serves the host on ttyS1 (agent.sh).
 /bin/busybox --install -s
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root
@@ -42,16 +37,6 @@ if [ "$(arg gmm.disk)" = 1 ]; then
 	mount -t ext4 /dev/vda /mnt || echo "@@INIT mount /dev/vda failed" >/dev/ttyS0
 fi
 
-exec 3<>/dev/ttyS1
-stty -F /dev/ttyS1 raw -echo
-echo "@@READY" >&3
-while IFS= read -r line <&3; do
-	nonce=${line%% *}
-	echo "${line#* }" | base64 -d >/tmp/.cmd
-	(cd /root && sh /tmp/.cmd) >/tmp/.out 2>&1 </dev/null
-	rc=$?
-	cat /tmp/.out >&3
-	printf '\n@@DONE %s %s\n' "$nonce" "$rc" >&3
-done
+/bin/agent.sh /dev/ttyS1
 echo "@@INIT agent exited" >/dev/ttyS0
 poweroff -f

@@ -110,6 +110,8 @@ def build(args):
         shutil.copy2(os.path.join(HERE, "guest_init.sh"),
                      os.path.join(root, "init"))
         os.chmod(os.path.join(root, "init"), 0o755)
+        shutil.copy2(os.path.join(HERE, "agent.sh"),
+                     os.path.join(root, "bin", "agent.sh"))
 
         kmods = os.path.join(args.kroot, "lib/modules", args.abi)
         gmods = os.path.join(root, "lib/modules", args.abi)
