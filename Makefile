@@ -63,7 +63,7 @@ progs: $(PROGS)
 
 $(OUT)/bin/%: tests/progs/%.c
 	@mkdir -p $(dir $@)
-	$(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
+	$(CC) -static -pthread -O2 -Wall -Wextra -Werror -o $@ $<
 
 bpf:
 	@if [ -f bpf/Makefile ]; then \
