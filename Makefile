@@ -54,8 +54,8 @@ headers:
 
 modules: headers
 	$(MAKE) -C $(KDIR) M=$(TOP) GUESTMM_DIRS="$(KMOD_DIRS)" modules
-	@mkdir -p $(OUT)/modules
-	@for d in $(KMOD_DIRS); do cp $$d/*.ko $(OUT)/modules/; done
+	@rm -rf $(OUT)/modules && mkdir -p $(OUT)/modules
+	@sed 's/\.o$$/.ko/' modules.order | xargs -I{} cp {} $(OUT)/modules/
 
 tools: progs bpf
 
