@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Debugfs: /sys/kernel/debug/guestmm_balloon/
+ *
+ * One read-only (0400, root) file per counter, plus "state", which prints
+ * the current balloon state and all counters as "name value" lines.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "guestmm_balloon.h"
+
+static const char * const gmb_counter_names[GMB_NR_COUNTERS] = {
+	[GMB_C_INFLATED]	= "inflated_pages",
+	[GMB_C_DEFLATED]	= "deflated_pages",
+	[GMB_C_MIGRATED]	= "migrated",
+	[GMB_C_MIGRATE_BUSY]	= "migrate_busy",
+	[GMB_C_MSG_INFLATE]	= "host_msgs_inflate",
+	[GMB_C_MSG_DEFLATE]	= "host_msgs_deflate",
+	[GMB_C_OUT_OF_PUFF]	= "out_of_puff",
+	[GMB_C_FLOOR_LIMITED]	= "floor_limited",
+	[GMB_C_OOM_CALLS]	= "oom_calls",
+	[GMB_C_OOM_DEFLATED]	= "oom_deflated_pages",
+	[GMB_C_STATS_REQ]	= "stats_requests",
+	[GMB_C_REPORTS]		= "reports",
+	[GMB_C_REPORTED_PAGES]	= "reported_pages",
+	[GMB_C_HINT_RUNS]	= "hint_runs",
+	[GMB_C_HINT_BLOCKS]	= "hint_blocks",
+	[GMB_C_HINT_RETURNED]	= "hint_blocks_returned",
+};
+
+static int gmb_counter_get(void *data, u64 *val)
+{
+	*val = atomic64_read(data);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(gmb_counter_fops, gmb_counter_get, NULL, "%llu\n");
+
+static int gmb_state_show(struct seq_file *m, void *unused)
+{
+	struct gmb *vb = m->private;
+	unsigned long flags;
+	unsigned long isolated;
+	int i;
+
+	spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
+	isolated = vb->b_dev_info.isolated_pages;
+	spin_unlock_irqrestore(&vb->b_dev_info.pages_lock, flags);
+
+	seq_printf(m, "num_pages %u\n", READ_ONCE(vb->num_pages));
+	seq_printf(m, "target %u\n", READ_ONCE(vb->target));
+	seq_printf(m, "floor_pages %lu\n", gmb_floor_pages(vb));
+	seq_printf(m, "isolated_pages %lu\n", isolated);
+	seq_printf(m, "movable %d\n", vb->movable);
+	seq_printf(m, "adjust_managed %d\n", vb->adjust_managed);
+	seq_printf(m, "features 0x%llx\n", vb->vdev->features);
+	seq_printf(m, "reporting %d\n", vb->reporting_registered);
+	seq_printf(m, "hint_blocks_held %lu\n", READ_ONCE(vb->nr_hint_blocks));
+	for (i = 0; i < GMB_NR_COUNTERS; i++)
+		seq_printf(m, "%s %lld\n", gmb_counter_names[i],
+			   (long long)atomic64_read(&vb->counters[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gmb_state);
+
+void gmb_debugfs_init(struct gmb *vb)
+{
+	struct dentry *dir;
+	int i;
+
+	dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	vb->debugfs_dir = dir;
+	debugfs_create_file("state", 0400, dir, vb, &gmb_state_fops);
+	for (i = 0; i < GMB_NR_COUNTERS; i++)
+		debugfs_create_file_unsafe(gmb_counter_names[i], 0400, dir,
+					   &vb->counters[i], &gmb_counter_fops);
+}
+
+void gmb_debugfs_exit(struct gmb *vb)
+{
+	debugfs_remove(vb->debugfs_dir);
+	vb->debugfs_dir = NULL;
+}

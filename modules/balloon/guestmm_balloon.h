@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * State shared by the guestmm_balloon source files.
+ *
+ * Units: all page counts that talk to the host (num_pages, target, pfns)
+ * are in 4 KiB balloon pages (VIRTIO_BALLOON_PFN_SHIFT); on x86 that is
+ * one Linux page.
+ */
+#ifndef _GUESTMM_BALLOON_H
+#define _GUESTMM_BALLOON_H
+
+#include <linux/atomic.h>
+#include <linux/mm.h>
+#include <linux/vmstat.h>
+#include <linux/balloon_compaction.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
+#include <linux/page_reporting.h>
+#include <linux/spinlock.h>
+#include <linux/virtio.h>
+#include <linux/virtio_balloon.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "compat.h"
+
+#define GMB_PAGES_PER_PAGE	((unsigned int)(PAGE_SIZE >> VIRTIO_BALLOON_PFN_SHIFT))
+/* Upper bound of the batch_pages parameter: PFNs per host message. */
+#define GMB_PFNS_MAX		512
+#define GMB_PFNS_DEFAULT	256
+#define GMB_OOM_PAGES_DEFAULT	256
+#define GMB_OOM_PAGES_MAX	65536
+#define GMB_OOM_PRIORITY	80
+/* floor_mb: -1 = automatic (see pressure.c), 0 = none, else MiB. */
+#define GMB_FLOOR_AUTO		(-1)
+#define GMB_FLOOR_MAX_MB	(1 << 24)
+
+/* Free page hinting hands the host blocks of the largest buddy order. */
+#define GMB_HINT_ORDER		GMM_MAX_PAGE_ORDER
+#define GMB_HINT_PAGES		(1UL << GMB_HINT_ORDER)
+#define GMB_HINT_GFP		(__GFP_NORETRY | __GFP_NOWARN | __GFP_NOMEMALLOC)
+
+/* Back-off when allocation fails ("out of puff"). */
+#define GMB_PUFF_DELAY_MIN_MS	200
+#define GMB_PUFF_DELAY_MAX_MS	5000
+
+/* Virtqueue order is fixed by the device: absent queues are skipped. */
+enum gmb_vq {
+	GMB_VQ_INFLATE,
+	GMB_VQ_DEFLATE,
+	GMB_VQ_STATS,
+	GMB_VQ_FREE_PAGE,
+	GMB_VQ_REPORTING,
+	GMB_VQ_MAX
+};
+
+/* Counters exported through debugfs; names live in debugfs.c. */
+enum gmb_counter {
+	GMB_C_INFLATED,		/* pages put into the balloon */
+	GMB_C_DEFLATED,		/* pages given back to the guest */
+	GMB_C_MIGRATED,		/* successful balloon page migrations */
+	GMB_C_MIGRATE_BUSY,	/* migrations refused with -EAGAIN */
+	GMB_C_MSG_INFLATE,	/* buffers sent on the inflate vq */
+	GMB_C_MSG_DEFLATE,	/* buffers sent on the deflate vq */
+	GMB_C_OUT_OF_PUFF,	/* failed balloon page allocations */
+	GMB_C_FLOOR_LIMITED,	/* inflations cut short by floor_mb */
+	GMB_C_OOM_CALLS,	/* OOM notifier invocations */
+	GMB_C_OOM_DEFLATED,	/* pages deflated by the OOM notifier */
+	GMB_C_STATS_REQ,	/* stats requests answered */
+	GMB_C_REPORTS,		/* free page reporting buffers */
+	GMB_C_REPORTED_PAGES,	/* pages covered by those reports */
+	GMB_C_HINT_RUNS,	/* free page hinting rounds */
+	GMB_C_HINT_BLOCKS,	/* blocks handed to the host as hints */
+	GMB_C_HINT_RETURNED,	/* hint blocks given back to the guest */
+	GMB_NR_COUNTERS
+};
+
+struct gmb {
+	struct virtio_device *vdev;
+	struct virtqueue *inflate_vq;
+	struct virtqueue *deflate_vq;
+	struct virtqueue *stats_vq;
+	struct virtqueue *free_page_vq;
+	struct virtqueue *reporting_vq;
+
+	/* Snapshot of the movable parameter at probe time. */
+	bool movable;
+	/* MemTotal shrinks with the balloon unless DEFLATE_ON_OOM. */
+	bool adjust_managed;
+
+	/* Host-driven resizing; runs on system_freezable_wq. */
+	struct delayed_work size_work;
+	unsigned int puff_delay_ms;
+	struct work_struct stats_work;
+
+	/* stop_update keeps interrupts from queueing work during teardown. */
+	spinlock_t stop_update_lock;
+	bool stop_update;
+	/* Host target (num_pages config field) as last read by size_work. */
+	unsigned int target;
+
+	/* Woken by the inflate, deflate and reporting vq callbacks. */
+	wait_queue_head_t acked;
+
+	/*
+	 * balloon_lock serialises fill, leak and migration, and protects
+	 * num_pages, pfns[] and pinned_pages.
+	 */
+	struct mutex balloon_lock;
+	unsigned int num_pages;
+	/* movable=1: pages on b_dev_info.pages, owned by balloon_mops. */
+	struct balloon_dev_info b_dev_info;
+	/* movable=0: PageOffline pages that compaction cannot see. */
+	struct list_head pinned_pages;
+	unsigned int num_pfns;
+	__virtio32 pfns[GMB_PFNS_MAX];
+
+	struct virtio_balloon_stat stats[GMM_BALLOON_S_NR];
+	/* Scratch for all_vm_events(); kept off the stack. */
+	unsigned long vm_events[NR_VM_EVENT_ITEMS];
+
+	/* Free page hinting (VIRTIO_BALLOON_F_FREE_PAGE_HINT). */
+	struct workqueue_struct *hint_wq;
+	struct work_struct hint_work;
+	unsigned long config_read_bitmap;
+	spinlock_t hint_lock;		/* hint_pages, nr_hint_blocks */
+	struct list_head hint_pages;
+	unsigned long nr_hint_blocks;
+	u32 cmd_id_received_cache;
+	__virtio32 cmd_id_active;
+	__virtio32 cmd_id_stop;
+	struct shrinker *hint_shrinker;
+
+	/* Deflate on OOM (VIRTIO_BALLOON_F_DEFLATE_ON_OOM). */
+	struct notifier_block oom_nb;
+
+	/* Free page reporting (VIRTIO_BALLOON_F_REPORTING). */
+	struct page_reporting_dev_info pr_dev_info;
+	bool reporting_registered;
+
+	struct dentry *debugfs_dir;
+	atomic64_t counters[GMB_NR_COUNTERS];
+};
+
+/* Module parameters (main.c). */
+extern bool gmb_param_movable;
+extern unsigned int gmb_param_batch_pages;
+extern unsigned int gmb_param_oom_pages;
+extern unsigned int gmb_param_report_order;
+extern int gmb_param_floor_mb;
+
+static inline void gmb_count(struct gmb *vb, enum gmb_counter c, long n)
+{
+	atomic64_add(n, &vb->counters[c]);
+}
+
+static inline bool gmb_has(struct gmb *vb, unsigned int fbit)
+{
+	return virtio_has_feature(vb->vdev, fbit);
+}
+
+/* main.c */
+void gmb_write_actual(struct gmb *vb);
+s64 gmb_towards_target(struct gmb *vb);
+u32 gmb_read_target(struct gmb *vb);
+
+/* inflate.c */
+void gmb_vq_ack(struct virtqueue *vq);
+void gmb_tell_host(struct gmb *vb, struct virtqueue *vq);
+void gmb_set_page_pfns(struct gmb *vb, __virtio32 pfns[], struct page *page);
+unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff);
+unsigned int gmb_leak(struct gmb *vb, unsigned int num);
+void gmb_leak_all(struct gmb *vb);
+
+/* migrate.c */
+void gmb_migrate_init(struct gmb *vb);
+
+/* stats.c */
+void gmb_stats_request(struct virtqueue *vq);
+void gmb_stats_work(struct work_struct *work);
+int gmb_stats_prime(struct gmb *vb);
+
+/* report.c */
+int gmb_reporting_start(struct gmb *vb);
+void gmb_reporting_stop(struct gmb *vb);
+int gmb_hint_init(struct gmb *vb);
+void gmb_hint_exit(struct gmb *vb);
+void gmb_hint_config_changed(struct gmb *vb);
+void gmb_hint_return_all(struct gmb *vb);
+
+/* pressure.c */
+unsigned int gmb_floor_allow(struct gmb *vb, unsigned int num);
+unsigned long gmb_floor_pages(struct gmb *vb);
+int gmb_oom_register(struct gmb *vb);
+void gmb_oom_unregister(struct gmb *vb);
+
+/* debugfs.c */
+void gmb_debugfs_init(struct gmb *vb);
+void gmb_debugfs_exit(struct gmb *vb);
+
+#endif /* _GUESTMM_BALLOON_H */

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filling and leaking the balloon, and the host messages that
+ * go with it.
+ *
+ * Pages move in batches of at most batch_pages balloon pages; each batch is
+ * one buffer on the inflate or deflate virtqueue and the driver waits for
+ * the host to consume it before the next one.  All of this runs under
+ * vb->balloon_lock.
+ *
+ * movable=1: pages are enqueued with balloon_page_enqueue(), which marks
+ * them PageOffline and __SetPageMovable(balloon_mops); compaction may then
+ * isolate and migrate them (see migrate.c).  The balloon core counts
+ * BALLOON_INFLATE/BALLOON_DEFLATE.
+ *
+ * movable=0: pages are marked PageOffline only and kept on the private
+ * pinned_pages list, so compaction treats them as unmovable; we count the
+ * vm events ourselves.  Both modes allocate with the same GFP mask so the
+ * only difference is movability.
+ */
+#include <linux/mm.h>
+#include <linux/page-flags.h>
+#include <linux/scatterlist.h>
+#include <linux/sched.h>
+#include <linux/delay.h>
+#include <linux/vmstat.h>
+
+#include "guestmm_balloon.h"
+#include "trace.h"
+
+void gmb_vq_ack(struct virtqueue *vq)
+{
+	struct gmb *vb = vq->vdev->priv;
+
+	wake_up(&vb->acked);
+}
+
+/* Send vb->pfns[0..num_pfns) on @vq and wait until the host has used it. */
+void gmb_tell_host(struct gmb *vb, struct virtqueue *vq)
+{
+	struct scatterlist sg;
+	unsigned int len;
+	int err;
+
+	sg_init_one(&sg, vb->pfns, sizeof(vb->pfns[0]) * vb->num_pfns);
+
+	/* The queue is empty here, so one buffer always fits. */
+	err = virtqueue_add_outbuf(vq, &sg, 1, vb, GFP_KERNEL);
+	if (unlikely(err)) {
+		dev_err_ratelimited(&vb->vdev->dev,
+				    "cannot queue %u pfns on %s: %d\n",
+				    vb->num_pfns, vq->name, err);
+		return;
+	}
+	virtqueue_kick(vq);
+	wait_event(vb->acked, virtqueue_get_buf(vq, &len));
+
+	gmb_count(vb, vq == vb->inflate_vq ? GMB_C_MSG_INFLATE :
+		  GMB_C_MSG_DEFLATE, 1);
+}
+
+void gmb_set_page_pfns(struct gmb *vb, __virtio32 pfns[], struct page *page)
+{
+	u32 first = page_to_pfn(page) * GMB_PAGES_PER_PAGE;
+	unsigned int i;
+
+	BUILD_BUG_ON(PAGE_SHIFT < VIRTIO_BALLOON_PFN_SHIFT);
+	BUILD_BUG_ON(GMB_PAGES_PER_PAGE > GMB_PFNS_MAX);
+
+	for (i = 0; i < GMB_PAGES_PER_PAGE; i++)
+		pfns[i] = cpu_to_virtio32(vb->vdev, first + i);
+}
+
+static unsigned int gmb_batch(unsigned int num)
+{
+	unsigned int batch = READ_ONCE(gmb_param_batch_pages);
+
+	batch = clamp_t(unsigned int, batch, GMB_PAGES_PER_PAGE, GMB_PFNS_MAX);
+	return min(num, batch);
+}
+
+/* Hand a freshly allocated page to the balloon.  Called with balloon_lock. */
+static void gmb_enqueue(struct gmb *vb, struct page *page)
+{
+	if (vb->movable) {
+		balloon_page_enqueue(&vb->b_dev_info, page);
+		return;
+	}
+	__SetPageOffline(page);
+	list_add(&page->lru, &vb->pinned_pages);
+	count_vm_event(BALLOON_INFLATE);
+}
+
+/* Take one page out of the balloon, or NULL.  Called with balloon_lock. */
+static struct page *gmb_dequeue(struct gmb *vb)
+{
+	struct page *page;
+
+	if (vb->movable)
+		return balloon_page_dequeue(&vb->b_dev_info);
+
+	page = list_first_entry_or_null(&vb->pinned_pages, struct page, lru);
+	if (!page)
+		return NULL;
+	list_del(&page->lru);
+	__ClearPageOffline(page);
+	count_vm_event(BALLOON_DEFLATE);
+	return page;
+}
+
+/**
+ * gmb_fill - inflate the balloon by up to one batch
+ * @vb: the balloon
+ * @num: balloon pages wanted
+ * @out_of_puff: set when a page allocation failed
+ *
+ * Return: number of balloon pages added (and reported to the host).
+ */
+unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
+{
+	unsigned long first_pfn = 0;
+	struct page *page;
+	unsigned int done, n;
+	LIST_HEAD(pages);
+
+	*out_of_puff = false;
+	num = gmb_floor_allow(vb, gmb_batch(num));
+	if (!num) {
+		/* At the floor: back off like a failed allocation. */
+		*out_of_puff = true;
+		return 0;
+	}
+
+	/* Allocate outside the lock: allocation may compact and migrate. */
+	for (n = 0; n < num; n += GMB_PAGES_PER_PAGE) {
+		page = balloon_page_alloc();
+		if (!page) {
+			gmb_count(vb, GMB_C_OUT_OF_PUFF, 1);
+			dev_info_ratelimited(&vb->vdev->dev,
+					     "out of puff: no page for the balloon (%u pages in it, host wants %u)\n",
+					     vb->num_pages, vb->target);
+			*out_of_puff = true;
+			break;
+		}
+		balloon_page_push(&pages, page);
+	}
+
+	mutex_lock(&vb->balloon_lock);
+	vb->num_pfns = 0;
+	while ((page = balloon_page_pop(&pages))) {
+		if (!vb->num_pfns)
+			first_pfn = page_to_pfn(page);
+		gmb_enqueue(vb, page);
+		gmb_set_page_pfns(vb, vb->pfns + vb->num_pfns, page);
+		vb->num_pfns += GMB_PAGES_PER_PAGE;
+		vb->num_pages += GMB_PAGES_PER_PAGE;
+		if (vb->adjust_managed)
+			adjust_managed_page_count(page, -1);
+	}
+	done = vb->num_pfns;
+	if (done) {
+		gmb_tell_host(vb, vb->inflate_vq);
+		gmb_count(vb, GMB_C_INFLATED, done / GMB_PAGES_PER_PAGE);
+		trace_guestmm_balloon_inflate(done, first_pfn, vb->num_pages,
+					      vb->target);
+	}
+	mutex_unlock(&vb->balloon_lock);
+
+	return done;
+}
+
+/**
+ * gmb_leak - deflate the balloon by up to one batch
+ * @vb: the balloon
+ * @num: balloon pages to give back
+ *
+ * The host is told before the pages are freed, as MUST_TELL_HOST requires.
+ * May return 0 while pages remain if all of them are isolated for
+ * migration at the moment.
+ *
+ * Return: number of balloon pages given back.
+ */
+unsigned int gmb_leak(struct gmb *vb, unsigned int num)
+{
+	unsigned long first_pfn = 0;
+	struct page *page, *next;
+	unsigned int done;
+	LIST_HEAD(pages);
+
+	mutex_lock(&vb->balloon_lock);
+	num = gmb_batch(min(num, vb->num_pages));
+	for (vb->num_pfns = 0; vb->num_pfns < num;
+	     vb->num_pfns += GMB_PAGES_PER_PAGE) {
+		page = gmb_dequeue(vb);
+		if (!page)
+			break;
+		if (!vb->num_pfns)
+			first_pfn = page_to_pfn(page);
+		gmb_set_page_pfns(vb, vb->pfns + vb->num_pfns, page);
+		list_add(&page->lru, &pages);
+		vb->num_pages -= GMB_PAGES_PER_PAGE;
+	}
+	done = vb->num_pfns;
+	if (done)
+		gmb_tell_host(vb, vb->deflate_vq);
+
+	list_for_each_entry_safe(page, next, &pages, lru) {
+		if (vb->adjust_managed)
+			adjust_managed_page_count(page, 1);
+		list_del(&page->lru);
+		put_page(page);		/* the balloon's reference */
+	}
+	if (done) {
+		gmb_count(vb, GMB_C_DEFLATED, done / GMB_PAGES_PER_PAGE);
+		trace_guestmm_balloon_deflate(done, first_pfn, vb->num_pages,
+					      vb->target);
+	}
+	mutex_unlock(&vb->balloon_lock);
+
+	return done;
+}
+
+/*
+ * Empty the balloon completely (remove, freeze).  Pages isolated by
+ * compaction come back through putback or migration shortly; wait for them.
+ */
+void gmb_leak_all(struct gmb *vb)
+{
+	while (READ_ONCE(vb->num_pages)) {
+		if (!gmb_leak(vb, READ_ONCE(vb->num_pages)))
+			usleep_range(1000, 2000);
+		cond_resched();
+	}
+}

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * guestmm_balloon - a virtio balloon driver whose pages compaction can move.
+ *
+ * This file: module parameters, the virtio driver (features, validate, probe,
+ * remove, freeze/restore), virtqueue setup, and the config-change work
+ * that moves the balloon toward the host's target.
+ *
+ * It binds to the same device as the stock virtio_balloon and speaks the
+ * same protocol; see docs/balloon.md for how to switch between the two.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/poison.h>
+#include <linux/slab.h>
+#include <linux/virtio.h>
+#include <linux/virtio_balloon.h>
+#include <linux/virtio_config.h>
+#include <uapi/linux/virtio_ring.h>
+
+#include "guestmm_balloon.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
+/* ---- module parameters ---- */
+
+bool gmb_param_movable = true;
+unsigned int gmb_param_batch_pages = GMB_PFNS_DEFAULT;
+unsigned int gmb_param_oom_pages = GMB_OOM_PAGES_DEFAULT;
+unsigned int gmb_param_report_order;
+int gmb_param_floor_mb = GMB_FLOOR_AUTO;
+
+static int gmb_param_set_bool(const char *val, const struct kernel_param *kp)
+{
+	bool v;
+
+	/* A bare "movable" means movable=1. */
+	if (!val) {
+		*(bool *)kp->arg = true;
+		return 0;
+	}
+	if (kstrtobool(val, &v)) {
+		pr_err("invalid value '%s' for parameter '%s': expected 0 or 1\n",
+		       val, kp->name);
+		return -EINVAL;
+	}
+	*(bool *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops gmb_bool_ops = {
+	.flags = KERNEL_PARAM_OPS_FL_NOARG,
+	.set = gmb_param_set_bool,
+	.get = param_get_bool,
+};
+
+static int gmb_param_set_range(const char *val, const struct kernel_param *kp,
+			       unsigned int min, unsigned int max)
+{
+	unsigned int v;
+
+	if (!val || kstrtouint(val, 0, &v) || v < min || v > max) {
+		pr_err("invalid value '%s' for parameter '%s': expected an integer from %u to %u\n",
+		       val ? val : "", kp->name, min, max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static int gmb_param_set_batch(const char *val, const struct kernel_param *kp)
+{
+	return gmb_param_set_range(val, kp, GMB_PAGES_PER_PAGE, GMB_PFNS_MAX);
+}
+
+static const struct kernel_param_ops gmb_batch_ops = {
+	.set = gmb_param_set_batch,
+	.get = param_get_uint,
+};
+
+static int gmb_param_set_oom(const char *val, const struct kernel_param *kp)
+{
+	return gmb_param_set_range(val, kp, GMB_PAGES_PER_PAGE,
+				   GMB_OOM_PAGES_MAX);
+}
+
+static const struct kernel_param_ops gmb_oom_ops = {
+	.set = gmb_param_set_oom,
+	.get = param_get_uint,
+};
+
+static int gmb_param_set_order(const char *val, const struct kernel_param *kp)
+{
+	return gmb_param_set_range(val, kp, 0, GMM_MAX_PAGE_ORDER);
+}
+
+static const struct kernel_param_ops gmb_order_ops = {
+	.set = gmb_param_set_order,
+	.get = param_get_uint,
+};
+
+static int gmb_param_set_floor(const char *val, const struct kernel_param *kp)
+{
+	int v;
+
+	if (!val || kstrtoint(val, 0, &v) || v < GMB_FLOOR_AUTO ||
+	    v > GMB_FLOOR_MAX_MB) {
+		pr_err("invalid value '%s' for parameter '%s': expected -1 (auto), 0 (none) or MiB up to %d\n",
+		       val ? val : "", kp->name, GMB_FLOOR_MAX_MB);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops gmb_floor_ops = {
+	.set = gmb_param_set_floor,
+	.get = param_get_int,
+};
+
+module_param_cb(movable, &gmb_bool_ops, &gmb_param_movable, 0444);
+MODULE_PARM_DESC(movable,
+		 "Balloon pages can be migrated by compaction (1, default) or are pinned (0, pre-3.8 behaviour). Read at probe.");
+module_param_cb(batch_pages, &gmb_batch_ops, &gmb_param_batch_pages, 0644);
+MODULE_PARM_DESC(batch_pages,
+		 "4 KiB pages per inflate/deflate message to the host (1-512, default 256)");
+module_param_cb(oom_pages, &gmb_oom_ops, &gmb_param_oom_pages, 0644);
+MODULE_PARM_DESC(oom_pages,
+		 "4 KiB pages deflated per OOM notification with DEFLATE_ON_OOM (1-65536, default 256)");
+module_param_cb(report_order, &gmb_order_ops, &gmb_param_report_order, 0444);
+module_param_cb(floor_mb, &gmb_floor_ops, &gmb_param_floor_mb, 0644);
+MODULE_PARM_DESC(floor_mb,
+		 "Never inflate below this much guest memory in MiB (-1 = automatic, default; 0 = no floor)");
+MODULE_PARM_DESC(report_order,
+		 "Free page reporting order (0 = kernel default, pageblock_order). Read at probe.");
+
+/* Only one balloon device is supported (QEMU allows only one per VM). */
+static atomic_t gmb_bound = ATOMIC_INIT(0);
+
+/* ---- host target ---- */
+
+u32 gmb_read_target(struct gmb *vb)
+{
+	u32 num_pages;
+
+	/* The balloon config space is little-endian even for legacy. */
+	virtio_cread_le(vb->vdev, struct virtio_balloon_config, num_pages,
+			&num_pages);
+	return num_pages;
+}
+
+/* Balloon pages to add (> 0) or remove (< 0) to reach the host's target. */
+s64 gmb_towards_target(struct gmb *vb)
+{
+	/* Round up to whole guest pages so we never oscillate. */
+	u32 target = ALIGN(gmb_read_target(vb), GMB_PAGES_PER_PAGE);
+
+	WRITE_ONCE(vb->target, target);
+	return (s64)target - READ_ONCE(vb->num_pages);
+}
+
+void gmb_write_actual(struct gmb *vb)
+{
+	u32 actual = READ_ONCE(vb->num_pages);
+
+	virtio_cwrite_le(vb->vdev, struct virtio_balloon_config, actual,
+			 &actual);
+}
+
+static void gmb_queue_size_work(struct gmb *vb, unsigned long delay)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&vb->stop_update_lock, flags);
+	if (!vb->stop_update)
+		mod_delayed_work(system_freezable_wq, &vb->size_work, delay);
+	spin_unlock_irqrestore(&vb->stop_update_lock, flags);
+}
+
+/*
+ * One batch toward the target per run, then requeue: this keeps the work
+ * cancellable and freezable, and picks up target changes immediately.
+ * When allocation fails we back off exponentially (200 ms .. 5 s) instead
+ * of spinning; a target larger than the guest therefore costs little.
+ */
+static void gmb_size_work(struct work_struct *work)
+{
+	struct gmb *vb = container_of(to_delayed_work(work), struct gmb,
+				      size_work);
+	unsigned long delay = 0;
+	bool puff = false;
+	unsigned int done;
+	s64 diff;
+
+	diff = gmb_towards_target(vb);
+	if (!diff) {
+		vb->puff_delay_ms = 0;
+		return;
+	}
+
+	if (diff > 0)
+		done = gmb_fill(vb, min_t(s64, diff, UINT_MAX), &puff);
+	else
+		done = gmb_leak(vb, min_t(s64, -diff, UINT_MAX));
+	gmb_write_actual(vb);
+
+	if (puff) {
+		vb->puff_delay_ms = clamp(vb->puff_delay_ms * 2,
+					  GMB_PUFF_DELAY_MIN_MS,
+					  GMB_PUFF_DELAY_MAX_MS);
+		delay = msecs_to_jiffies(vb->puff_delay_ms);
+	} else {
+		vb->puff_delay_ms = 0;
+		/* Every page isolated for migration right now: retry soon. */
+		if (!done)
+			delay = 1;
+	}
+	if (done == abs(diff) && !puff)
+		return;
+	gmb_queue_size_work(vb, delay);
+}
+
+/* Config-change interrupt: new target and/or new free page hint id. */
+static void gmb_config_changed(struct virtio_device *vdev)
+{
+	struct gmb *vb = vdev->priv;
+	unsigned long flags;
+
+	spin_lock_irqsave(&vb->stop_update_lock, flags);
+	if (!vb->stop_update) {
+		mod_delayed_work(system_freezable_wq, &vb->size_work, 0);
+		gmb_hint_config_changed(vb);
+	}
+	spin_unlock_irqrestore(&vb->stop_update_lock, flags);
+}
+
+/* ---- virtqueues ---- */
+
+static int gmb_init_vqs(struct gmb *vb)
+{
+	vq_callback_t *all_cbs[GMB_VQ_MAX] = {};
+	const char *all_names[GMB_VQ_MAX] = {};
+	struct virtqueue *vqs[GMB_VQ_MAX] = {};
+	vq_callback_t *callbacks[GMB_VQ_MAX];
+	struct virtqueue *found[GMB_VQ_MAX];
+	const char *names[GMB_VQ_MAX];
+	unsigned int i, n = 0;
+	int err;
+
+	all_names[GMB_VQ_INFLATE] = "inflate";
+	all_cbs[GMB_VQ_INFLATE] = gmb_vq_ack;
+	all_names[GMB_VQ_DEFLATE] = "deflate";
+	all_cbs[GMB_VQ_DEFLATE] = gmb_vq_ack;
+	if (gmb_has(vb, VIRTIO_BALLOON_F_STATS_VQ)) {
+		all_names[GMB_VQ_STATS] = "stats";
+		all_cbs[GMB_VQ_STATS] = gmb_stats_request;
+	}
+	if (gmb_has(vb, VIRTIO_BALLOON_F_FREE_PAGE_HINT))
+		all_names[GMB_VQ_FREE_PAGE] = "free_page_vq";
+	if (gmb_has(vb, VIRTIO_BALLOON_F_REPORTING)) {
+		all_names[GMB_VQ_REPORTING] = "reporting_vq";
+		all_cbs[GMB_VQ_REPORTING] = gmb_vq_ack;
+	}
+
+	/*
+	 * The device numbers only the queues that exist, in the order
+	 * above (inflate, deflate, [stats], [free_page], [reporting]).
+	 * Transports give a NULL name no queue index, so we could pass
+	 * the sparse table; instead we pass only the present queues,
+	 * which yields the same device indices.  This sidesteps a virtio_pci
+	 * bug in 6.11+ (Debian's 6.12.95 has it): info is stored at the
+	 * table slot but looked up by queue index, so a hole before a present
+	 * queue (REPORTING without FREE_PAGE_HINT) makes del_vqs oops; the
+	 * stock virtio_balloon crashes on unbind there.  Upstream fix:
+	 * "virtio_pci: fix vq info pointer lookup via wrong index" (2026).
+	 */
+	for (i = 0; i < GMB_VQ_MAX; i++) {
+		if (!all_names[i])
+			continue;
+		names[n] = all_names[i];
+		callbacks[n] = all_cbs[i];
+		n++;
+	}
+	err = gmm_find_vqs(vb->vdev, n, found, callbacks, names);
+	if (err)
+		return err;
+	for (i = 0, n = 0; i < GMB_VQ_MAX; i++)
+		if (all_names[i])
+			vqs[i] = found[n++];
+
+	vb->inflate_vq = vqs[GMB_VQ_INFLATE];
+	vb->deflate_vq = vqs[GMB_VQ_DEFLATE];
+	vb->stats_vq = vqs[GMB_VQ_STATS];
+	vb->free_page_vq = vqs[GMB_VQ_FREE_PAGE];
+	vb->reporting_vq = vqs[GMB_VQ_REPORTING];
+
+	if (vb->stats_vq) {
+		err = gmb_stats_prime(vb);
+		if (err) {
+			vb->vdev->config->del_vqs(vb->vdev);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void gmb_write_poison(struct gmb *vb)
+{
+	u32 poison_val = 0;
+
+	if (!gmb_has(vb, VIRTIO_BALLOON_F_PAGE_POISON))
+		return;
+	/*
+	 * 0 means "free pages are zeroed" (init_on_free); otherwise every
+	 * byte of a free page holds PAGE_POISON.  One byte repeated, so no
+	 * byte swapping is needed.
+	 */
+	if (!want_init_on_free())
+		memset(&poison_val, PAGE_POISON, sizeof(poison_val));
+	virtio_cwrite_le(vb->vdev, struct virtio_balloon_config, poison_val,
+			 &poison_val);
+}
+
+/* ---- driver ---- */
+
+static int gmb_validate(struct virtio_device *vdev)
+{
+	/*
+	 * PAGE_POISON only makes sense if free pages have known contents.
+	 * If they do but we cannot tell the host, reporting could change
+	 * them behind our back: drop REPORTING.
+	 */
+	if (!want_init_on_free() && !page_poisoning_enabled_static())
+		__virtio_clear_bit(vdev, VIRTIO_BALLOON_F_PAGE_POISON);
+	else if (!virtio_has_feature(vdev, VIRTIO_BALLOON_F_PAGE_POISON))
+		__virtio_clear_bit(vdev, VIRTIO_BALLOON_F_REPORTING);
+
+	/* No allocations in virtqueue_add: the report path cannot sleep. */
+	__virtio_clear_bit(vdev, VIRTIO_RING_F_INDIRECT_DESC);
+	__virtio_clear_bit(vdev, VIRTIO_F_ACCESS_PLATFORM);
+	return 0;
+}
+
+static int gmb_probe(struct virtio_device *vdev)
+{
+	struct gmb *vb;
+	int err;
+
+	if (!vdev->config->get) {
+		dev_err(&vdev->dev, "config space access is not available\n");
+		return -EINVAL;
+	}
+	if (atomic_cmpxchg(&gmb_bound, 0, 1)) {
+		dev_err(&vdev->dev,
+			"already bound to another balloon device; only one is supported\n");
+		return -EBUSY;
+	}
+
+	vb = kzalloc(sizeof(*vb), GFP_KERNEL);
+	if (!vb) {
+		err = -ENOMEM;
+		goto out_unbind;
+	}
+	vdev->priv = vb;
+	vb->vdev = vdev;
+	vb->movable = READ_ONCE(gmb_param_movable);
+	vb->adjust_managed = !gmb_has(vb, VIRTIO_BALLOON_F_DEFLATE_ON_OOM);
+	INIT_DELAYED_WORK(&vb->size_work, gmb_size_work);
+	INIT_WORK(&vb->stats_work, gmb_stats_work);
+	spin_lock_init(&vb->stop_update_lock);
+	init_waitqueue_head(&vb->acked);
+	mutex_init(&vb->balloon_lock);
+	balloon_devinfo_init(&vb->b_dev_info);
+	INIT_LIST_HEAD(&vb->pinned_pages);
+
+	err = gmb_init_vqs(vb);
+	if (err)
+		goto out_free;
+
+	gmb_migrate_init(vb);
+
+	err = gmb_hint_init(vb);
+	if (err)
+		goto out_del_vqs;
+
+	err = gmb_oom_register(vb);
+	if (err)
+		goto out_hint;
+
+	gmb_write_poison(vb);
+	gmb_reporting_start(vb);
+	gmb_debugfs_init(vb);
+
+	virtio_device_ready(vdev);
+
+	dev_info(&vdev->dev,
+		 "guestmm_balloon bound: features 0x%llx movable=%d adjust_managed=%d\n",
+		 vdev->features, vb->movable, vb->adjust_managed);
+
+	if (gmb_towards_target(vb))
+		gmb_config_changed(vdev);
+	return 0;
+
+out_hint:
+	gmb_hint_exit(vb);
+out_del_vqs:
+	virtio_reset_device(vdev);
+	vdev->config->del_vqs(vdev);
+out_free:
+	kfree(vb);
+	vdev->priv = NULL;
+out_unbind:
+	atomic_set(&gmb_bound, 0);
+	return err;
+}
+
+/* Give every page back, tell the host, and take down the queues. */
+static void gmb_remove_common(struct gmb *vb)
+{
+	gmb_leak_all(vb);
+	gmb_write_actual(vb);
+	gmb_hint_return_all(vb);
+
+	virtio_reset_device(vb->vdev);
+	vb->vdev->config->del_vqs(vb->vdev);
+}
+
+static void gmb_stop_updates(struct gmb *vb)
+{
+	spin_lock_irq(&vb->stop_update_lock);
+	vb->stop_update = true;
+	spin_unlock_irq(&vb->stop_update_lock);
+	cancel_delayed_work_sync(&vb->size_work);
+	cancel_work_sync(&vb->stats_work);
+}
+
+static void gmb_remove(struct virtio_device *vdev)
+{
+	struct gmb *vb = vdev->priv;
+	unsigned int had = vb->num_pages;
+
+	gmb_debugfs_exit(vb);
+	gmb_reporting_stop(vb);
+	gmb_oom_unregister(vb);
+	gmb_stop_updates(vb);
+	gmb_hint_exit(vb);
+
+	gmb_remove_common(vb);
+	dev_info(&vdev->dev, "unbound; returned %u balloon pages\n", had);
+
+	kfree(vb);
+	atomic_set(&gmb_bound, 0);
+}
+
+#ifdef CONFIG_PM_SLEEP
+static int gmb_freeze(struct virtio_device *vdev)
+{
+	struct gmb *vb = vdev->priv;
+
+	/*
+	 * The freezable workqueues are already frozen.  Reporting runs on a
+	 * non-freezable workqueue and the OOM notifier can run at any time,
+	 * so take both out while the queues are gone.
+	 */
+	gmb_reporting_stop(vb);
+	gmb_oom_unregister(vb);
+	gmb_remove_common(vb);
+	return 0;
+}
+
+static int gmb_restore(struct virtio_device *vdev)
+{
+	struct gmb *vb = vdev->priv;
+	int err;
+
+	err = gmb_init_vqs(vb);
+	if (err)
+		return err;
+
+	err = gmb_oom_register(vb);
+	if (err)
+		dev_warn(&vdev->dev, "cannot re-register OOM notifier: %d\n",
+			 err);
+	gmb_write_poison(vb);
+	gmb_reporting_start(vb);
+
+	virtio_device_ready(vdev);
+
+	if (gmb_towards_target(vb))
+		gmb_config_changed(vdev);
+	gmb_write_actual(vb);
+	return 0;
+}
+#endif
+
+static unsigned int gmb_features[] = {
+	VIRTIO_BALLOON_F_MUST_TELL_HOST,
+	VIRTIO_BALLOON_F_STATS_VQ,
+	VIRTIO_BALLOON_F_DEFLATE_ON_OOM,
+	VIRTIO_BALLOON_F_FREE_PAGE_HINT,
+	VIRTIO_BALLOON_F_PAGE_POISON,
+	VIRTIO_BALLOON_F_REPORTING,
+};
+
+static const struct virtio_device_id gmb_id_table[] = {
+	{ VIRTIO_ID_BALLOON, VIRTIO_DEV_ANY_ID },
+	{ 0 },
+};
+
+static struct virtio_driver gmb_driver = {
+	.feature_table		= gmb_features,
+	.feature_table_size	= ARRAY_SIZE(gmb_features),
+	.driver.name		= KBUILD_MODNAME,
+	.driver.owner		= THIS_MODULE,
+	.id_table		= gmb_id_table,
+	.validate		= gmb_validate,
+	.probe			= gmb_probe,
+	.remove			= gmb_remove,
+	.config_changed		= gmb_config_changed,
+#ifdef CONFIG_PM_SLEEP
+	.freeze			= gmb_freeze,
+	.restore		= gmb_restore,
+#endif
+};
+
+module_virtio_driver(gmb_driver);
+MODULE_DEVICE_TABLE(virtio, gmb_id_table);
+MODULE_DESCRIPTION("guestmm movable virtio balloon driver");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Balloon page migration on behalf of compaction.
+ *
+ * With movable=1 every balloon page carries balloon_mops from the balloon
+ * core (mm/balloon_compaction.c).  The core isolates and puts back pages;
+ * when compaction wants to move an isolated page it calls
+ * b_dev_info->migratepage, i.e. gmb_migratepage(), with both pages locked.
+ * We then tell the host that the new frame is ballooned and the old one is
+ * not, so the host-side size ("actual") does not change.
+ *
+ * With movable=0 pages never become movable and this code is not reached.
+ */
+#include <linux/balloon_compaction.h>
+#include <linux/migrate.h>
+#include <linux/mm.h>
+#include <linux/vmstat.h>
+
+#include "guestmm_balloon.h"
+#include "trace.h"
+
+#ifdef CONFIG_BALLOON_COMPACTION
+static int gmb_migratepage(struct balloon_dev_info *info,
+			   struct page *newpage, struct page *page,
+			   enum migrate_mode mode)
+{
+	struct gmb *vb = container_of(info, struct gmb, b_dev_info);
+	unsigned long flags;
+
+	/*
+	 * Never wait for fill/leak here: they may be the ones that triggered
+	 * this compaction.  The migration core retries -EAGAIN later.
+	 */
+	if (!mutex_trylock(&vb->balloon_lock)) {
+		gmb_count(vb, GMB_C_MIGRATE_BUSY, 1);
+		trace_guestmm_balloon_migrate(page_to_pfn(page),
+					      page_to_pfn(newpage), -EAGAIN);
+		return -EAGAIN;
+	}
+
+	get_page(newpage);	/* the balloon's reference */
+
+	/* Host first takes the new frame, then gives back the old one. */
+	vb->num_pfns = GMB_PAGES_PER_PAGE;
+	gmb_set_page_pfns(vb, vb->pfns, newpage);
+	gmb_tell_host(vb, vb->inflate_vq);
+
+	vb->num_pfns = GMB_PAGES_PER_PAGE;
+	gmb_set_page_pfns(vb, vb->pfns, page);
+	gmb_tell_host(vb, vb->deflate_vq);
+
+	/* Managed pages are per zone: move the adjustment along. */
+	if (vb->adjust_managed && page_zone(page) != page_zone(newpage)) {
+		adjust_managed_page_count(page, 1);
+		adjust_managed_page_count(newpage, -1);
+	}
+
+	spin_lock_irqsave(&info->pages_lock, flags);
+	balloon_page_insert(info, newpage);
+	info->isolated_pages--;
+	__count_vm_event(BALLOON_MIGRATE);
+	spin_unlock_irqrestore(&info->pages_lock, flags);
+
+	mutex_unlock(&vb->balloon_lock);
+
+	/* The old page stops being a balloon page and drops our reference. */
+	balloon_page_finalize(page);
+	put_page(page);
+
+	gmb_count(vb, GMB_C_MIGRATED, 1);
+	trace_guestmm_balloon_migrate(page_to_pfn(page), page_to_pfn(newpage),
+				      0);
+	return MIGRATEPAGE_SUCCESS;
+}
+#endif
+
+void gmb_migrate_init(struct gmb *vb)
+{
+#ifdef CONFIG_BALLOON_COMPACTION
+	if (vb->movable)
+		vb->b_dev_info.migratepage = gmb_migratepage;
+#endif
+}

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+"""guestmm_balloon deflate-on-oom: with 700 MiB inflated, a process allocating past free memory survives, nothing is OOM-killed, and the balloon shrinks."""
+
+GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"}, mods=[])
+
+MIB = 1 << 20
+DBG = "/sys/kernel/debug/guestmm_balloon"
+
+
+def state(g):
+    res = {}
+    for line in g.sh("cat %s/state" % DBG).splitlines():
+        k, _, v = line.partition(" ")
+        res[k] = int(v, 0)
+    return res
+
+
+def run(g):
+    ram = g.mem * MIB
+    g.sh("modprobe guestmm_balloon")
+    boot_total = g.meminfo()["MemTotal"]
+    assert state(g)["adjust_managed"] == 0
+
+    g.balloon(ram - 700 * MIB)
+    g.wait_balloon(ram - 700 * MIB, timeout=180)
+    # With DEFLATE_ON_OOM the balloon counts as used, not as removed.
+    assert g.meminfo()["MemTotal"] == boot_total
+    free_kib = g.meminfo()["MemAvailable"]
+    want = free_kib // 1024 + 150
+    vm0 = g.vmstat()
+
+    # Touch 150 MiB more than is available; keep (almost) all of it.
+    g.sh("frag %d 1000000 > /tmp/frag.out 2>&1 & echo $! > /tmp/frag.pid"
+         % want)
+    g.sh("i=0; until grep -q 'FRAG ready' /tmp/frag.out; do sleep 1; "
+         "i=$((i+1)); [ $i -lt 240 ] || { cat /tmp/frag.out; exit 1; }; "
+         "done", timeout=300)
+    g.sh("kill -0 $(cat /tmp/frag.pid)")
+    vm1 = g.vmstat()
+    st = state(g)
+    actual = g.query_balloon()
+    print("KEY balloon_oom_deflate alloc_mib=%d oom_calls=%d "
+          "oom_deflated_pages=%d balloon_mib=%d oom_kill=%d" %
+          (want, st["oom_calls"], st["oom_deflated_pages"],
+           (ram - actual) // MIB, vm1["oom_kill"] - vm0["oom_kill"]))
+    assert vm1["oom_kill"] == vm0["oom_kill"], "a process was OOM-killed"
+    assert st["oom_calls"] > 0 and st["oom_deflated_pages"] > 0, st
+    # The host was told: its view of the balloon shrank accordingly.
+    assert ram - actual == st["num_pages"] * 4096, (actual, st)
+    assert ram - actual < 700 * MIB - 100 * MIB, actual
+
+    g.sh("kill $(cat /tmp/frag.pid)")
+    g.balloon(ram)
+    g.wait_balloon(ram)
+    g.sh("rmmod guestmm_balloon")
+    assert g.meminfo()["MemTotal"] == boot_total

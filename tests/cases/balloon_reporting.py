@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+"""guestmm_balloon free page reporting: after the guest frees a large buffer, the QEMU process's RSS drops."""
+import time
+
+GUEST = dict(mem=1024, smp=2, balloon={"free-page-reporting": "on"}, mods=[])
+
+DBG = "/sys/kernel/debug/guestmm_balloon"
+
+
+def run(g):
+    g.sh("modprobe guestmm_balloon")
+    st = g.sh("cat %s/state" % DBG)
+    assert "reporting 1" in st, st
+    assert "free page reporting enabled" in g.sh("dmesg")
+
+    g.sh("frag 500 1000000 > /tmp/frag.out & echo $! > /tmp/frag.pid")
+    g.sh("i=0; until grep -q 'FRAG ready' /tmp/frag.out; do sleep 0.5; "
+         "i=$((i+1)); [ $i -lt 240 ] || exit 1; done")
+    time.sleep(3)
+    high = g.qemu_memory()["Rss"]
+    rep0 = int(g.sh("cat %s/reported_pages" % DBG))
+    g.sh("kill $(cat /tmp/frag.pid); wait $(cat /tmp/frag.pid) 2>/dev/null;"
+         " true")
+
+    # Reporting runs 2 s after pages are freed; give it time under TCG.
+    deadline = time.monotonic() + 60
+    low = high
+    while time.monotonic() < deadline:
+        time.sleep(2)
+        low = g.qemu_memory()["Rss"]
+        if high - low >= 300 * 1024:
+            break
+    rep1 = int(g.sh("cat %s/reported_pages" % DBG))
+    print("KEY balloon_reporting rss_high_kib=%d rss_low_kib=%d "
+          "reported_pages=%d" % (high, low, rep1 - rep0))
+    assert rep1 - rep0 >= 300 * 256, (rep0, rep1)
+    assert high - low >= 300 * 1024, (high, low)
+    g.sh("rmmod guestmm_balloon")

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+"""guestmm_balloon under load: inflate/deflate cycles and rmmod while compaction keeps migrating balloon pages; no page lost, no kernel warning."""
+
+GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
+TIMEOUT = 900
+
+MIB = 1 << 20
+
+
+def run(g):
+    ram = g.mem * MIB
+    g.sh("modprobe guestmm_balloon batch_pages=64")
+    boot_total = g.meminfo()["MemTotal"]
+    vm0 = g.vmstat()
+    g.sh("frag 300 2 > /tmp/frag.out & echo $! > /tmp/frag.pid")
+    g.sh("i=0; until grep -q 'FRAG ready' /tmp/frag.out; do sleep 0.5; "
+         "i=$((i+1)); [ $i -lt 240 ] || exit 1; done")
+    g.sh("(while :; do echo 1 > /proc/sys/vm/compact_memory; done) "
+         ">/dev/null 2>&1 & echo $! > /tmp/compact.pid")
+
+    for mib in (100, 300, 50, 250, 0, 200):
+        g.balloon(ram - mib * MIB)
+        g.wait_balloon(ram - mib * MIB, timeout=300)
+        if mib == 250:
+            # Free the filler mid-run so compaction has room to work.
+            g.sh("kill $(cat /tmp/frag.pid)")
+
+    # Unload with 200 MiB inflated while compaction is still running.
+    g.sh("rmmod guestmm_balloon", timeout=300)
+    g.sh("kill $(cat /tmp/compact.pid); sleep 2")
+    vm1 = g.vmstat()
+    infl = vm1["balloon_inflate"] - vm0["balloon_inflate"]
+    defl = vm1["balloon_deflate"] - vm0["balloon_deflate"]
+    migr = vm1["balloon_migrate"] - vm0["balloon_migrate"]
+    print("KEY balloon_stress inflated=%d deflated=%d migrated=%d" %
+          (infl, defl, migr))
+    assert infl == defl, (infl, defl)
+    assert migr > 0, "compaction never migrated a balloon page"
+    assert g.meminfo()["MemTotal"] == boot_total
+    assert g.query_balloon() == ram

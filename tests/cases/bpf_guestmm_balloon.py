@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+"""BPF probes with guestmm_balloon: its tracepoints are attached when loaded; balloon counters (movable=1) and tracepoint sums (movable=1 and 0) equal /proc/vmstat."""
+
+import bpfcheck
+
+GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
+KERNELS = ("6.1", "6.12")
+TIMEOUT = 900
+
+MIB = 1 << 20
+EV = "guestmm_balloon:guestmm_balloon_"
+
+
+def run(g):
+    ram = g.mem * MIB
+    # Loaded before the module: module tracepoints are skipped, and say so.
+    out = g.sh("guestmm-stat load -m")
+    assert "module tracepoints: skipped" in out, out
+    g.sh("modprobe guestmm_balloon")
+    # A second load attaches the tracepoints that appeared.
+    out = g.sh("guestmm-stat load -m")
+    assert "4 newly attached" in out, out
+    bpfcheck.quiesce(g)
+    before = bpfcheck.snapshot(g)
+
+    g.sh("frag 600 2 > /tmp/frag.out 2>&1 & "
+         "while ! grep -q ready /tmp/frag.out; do sleep 0.5; done")
+    g.balloon(ram - 128 * MIB)
+    g.wait_balloon(ram - 128 * MIB, timeout=300)
+    g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=300)
+    g.balloon(ram)
+    g.wait_balloon(ram, timeout=300)
+    g.sh("kill $(pidof frag); sleep 1")
+
+    after = bpfcheck.snapshot(g)
+    d = bpfcheck.assert_exact(before, after, bpfcheck.BALLOON +
+                              bpfcheck.COMPACTION + bpfcheck.MIGRATION)
+    assert d["balloon_inflate"][1] == 128 * 256, d
+
+    m0, m1 = before[0]["module_events"], after[0]["module_events"]
+    for ev, key in (("inflate", "balloon_inflate"),
+                    ("deflate", "balloon_deflate")):
+        got = m1[EV + ev]["sum"] - m0[EV + ev]["sum"]
+        assert got == d[key][1], (ev, got, d[key])
+    migrated = m1[EV + "migrate"]["count"] - m0[EV + "migrate"]["count"]
+    assert migrated >= d["balloon_migrate"][1], (migrated, d)
+
+    # The links hold the module; unload releases it.
+    g.sh("rmmod guestmm_balloon", check=False)
+    assert g.last_rc != 0
+    g.sh("guestmm-stat unload && rmmod guestmm_balloon")
+
+    # movable=0: pages bypass balloon_compaction, so only the module's own
+    # tracepoints see them, and their sums still equal vmstat.
+    g.sh("modprobe guestmm_balloon movable=0")
+    assert "4 newly attached" in g.sh("guestmm-stat load -m")
+    before = bpfcheck.snapshot(g)
+    g.balloon(ram - 64 * MIB)
+    g.wait_balloon(ram - 64 * MIB, timeout=300)
+    g.balloon(ram)
+    g.wait_balloon(ram, timeout=300)
+    after = bpfcheck.snapshot(g)
+    d = bpfcheck.deltas(before, after, bpfcheck.BALLOON)
+    assert d["balloon_inflate"] == (0, 64 * 256), d
+    m0, m1 = before[0]["module_events"], after[0]["module_events"]
+    for ev, key in (("inflate", "balloon_inflate"),
+                    ("deflate", "balloon_deflate")):
+        got = m1[EV + ev]["sum"] - m0[EV + ev]["sum"]
+        assert got == d[key][1], (ev, got, d[key])
+    g.sh("guestmm-stat unload && rmmod guestmm_balloon")

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Helpers for tests/cases/bpf_*.py: snapshots of the guestmm BPF counters
+next to /proc/vmstat, and exact delta comparison.
+
+    import bpfcheck
+    before = bpfcheck.snapshot(g)
+    ...workload...
+    after = bpfcheck.snapshot(g)
+    bpfcheck.assert_exact(before, after, bpfcheck.COMPACTION + bpfcheck.MIGRATION)
+"""
+import json
+
+
+# guestmm-stat's "vmstat" object uses /proc/vmstat's names.
+COMPACTION = ["compact_stall", "compact_success", "compact_fail",
+              "compact_migrate_scanned", "compact_free_scanned",
+              "compact_daemon_wake", "compact_daemon_migrate_scanned",
+              "compact_daemon_free_scanned"]
+MIGRATION = ["pgmigrate_success", "pgmigrate_fail", "thp_migration_success",
+             "thp_migration_fail", "thp_migration_split"]
+BALLOON = ["balloon_inflate", "balloon_deflate", "balloon_migrate"]
+
+SEP = "@@GUESTMM_VMSTAT"
+
+
+def quiesce(g):
+    """Stop background compaction and NUMA balancing so that nothing but the
+    workload moves the counters between two snapshots."""
+    g.sh("echo 0 > /proc/sys/vm/compaction_proactiveness; "
+         "echo 0 > /proc/sys/kernel/numa_balancing")
+
+
+def snapshot(g):
+    """(guestmm-stat show -j as a dict, /proc/vmstat as a dict), read back
+    to back in one guest command."""
+    out = g.sh("cat /proc/vmstat > /tmp/.vm; guestmm-stat show -j; "
+               "echo %s; cat /tmp/.vm" % SEP)
+    js, _, vm = out.partition(SEP)
+    vmstat = {}
+    for line in vm.strip().splitlines():
+        k, _, v = line.partition(" ")
+        vmstat[k] = int(v)
+    return json.loads(js), vmstat
+
+
+def deltas(before, after, keys):
+    """{key: (bpf delta, vmstat delta)}"""
+    (b0, v0), (b1, v1) = before, after
+    return {k: (b1["vmstat"][k] - b0["vmstat"][k], v1[k] - v0[k])
+            for k in keys}
+
+
+def assert_exact(before, after, keys, report=print):
+    d = deltas(before, after, keys)
+    for k in keys:
+        report("KEY bpf_vs_vmstat name=%s bpf=%d vmstat=%d" % (k, d[k][0], d[k][1]))
+    bad = {k: v for k, v in d.items() if v[0] != v[1]}
+    assert not bad, "BPF counters differ from /proc/vmstat deltas: %r" % bad
+    return d
