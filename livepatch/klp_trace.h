@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * guestmm_klp tracepoints: one per compaction run and one per scanner
- * decision.  /sys/kernel/tracing/events/guestmm_klp/
+ * decision; one per unmapped page cache reclaim pass and run.
+ * /sys/kernel/tracing/events/guestmm_klp/
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM guestmm_klp
@@ -21,6 +22,14 @@ enum gmm_klp_block_decision {
 	GMM_KLP_BLOCK_UNSUITABLE,	/* not a source for this request */
 	GMM_KLP_BLOCK_FAST,		/* isolating: chosen by the search */
 	GMM_KLP_BLOCK_LINEAR,		/* isolating: reached linearly */
+};
+
+/* Why a run of the unmapped page cache policy ended (unmapped.c). */
+enum gmm_um_stop {
+	GMM_UM_STOP_TARGET,		/* back at or below the low mark */
+	GMM_UM_STOP_NO_PROGRESS,	/* passes in a row reclaimed nothing */
+	GMM_UM_STOP_DISABLED,		/* control turned off, or rmmod */
+	GMM_UM_STOP_RECLAIM_MODE,	/* vm.zone_reclaim_mode is not 0 */
 };
 #endif
 
@@ -98,6 +107,69 @@ TRACE_EVENT(guestmm_klp_block,
 				   { GMM_KLP_BLOCK_UNSUITABLE, "unsuitable" },
 				   { GMM_KLP_BLOCK_FAST, "isolate_fast" },
 				   { GMM_KLP_BLOCK_LINEAR, "isolate_linear" }))
+);
+
+/* One __node_reclaim() call of the unmapped page cache policy. */
+TRACE_EVENT(guestmm_klp_unmapped_pass,
+	TP_PROTO(int nid, unsigned long nr_reclaimed, unsigned long unmapped,
+		 unsigned long high, unsigned long low, u64 ns),
+	TP_ARGS(nid, nr_reclaimed, unmapped, high, low, ns),
+	TP_STRUCT__entry(
+		__field(int, nid)
+		__field(unsigned long, nr_reclaimed)
+		__field(unsigned long, unmapped)
+		__field(unsigned long, high)
+		__field(unsigned long, low)
+		__field(u64, ns)
+	),
+	TP_fast_assign(
+		__entry->nid = nid;
+		__entry->nr_reclaimed = nr_reclaimed;
+		__entry->unmapped = unmapped;
+		__entry->high = high;
+		__entry->low = low;
+		__entry->ns = ns;
+	),
+	TP_printk("node=%d reclaimed=%lu unmapped=%lu high=%lu low=%lu ns=%llu",
+		  __entry->nid, __entry->nr_reclaimed, __entry->unmapped,
+		  __entry->high, __entry->low, __entry->ns)
+);
+
+/* One run: from above the high mark until it stopped, and why. */
+TRACE_EVENT(guestmm_klp_unmapped_run,
+	TP_PROTO(int nid, int reason, unsigned int passes,
+		 unsigned long nr_reclaimed, unsigned long unmapped_before,
+		 unsigned long unmapped_after, u64 ns),
+	TP_ARGS(nid, reason, passes, nr_reclaimed, unmapped_before,
+		unmapped_after, ns),
+	TP_STRUCT__entry(
+		__field(int, nid)
+		__field(int, reason)
+		__field(unsigned int, passes)
+		__field(unsigned long, nr_reclaimed)
+		__field(unsigned long, unmapped_before)
+		__field(unsigned long, unmapped_after)
+		__field(u64, ns)
+	),
+	TP_fast_assign(
+		__entry->nid = nid;
+		__entry->reason = reason;
+		__entry->passes = passes;
+		__entry->nr_reclaimed = nr_reclaimed;
+		__entry->unmapped_before = unmapped_before;
+		__entry->unmapped_after = unmapped_after;
+		__entry->ns = ns;
+	),
+	TP_printk("node=%d stop=%s passes=%u reclaimed=%lu unmapped=%lu->%lu ns=%llu",
+		  __entry->nid,
+		  __print_symbolic(__entry->reason,
+				   { GMM_UM_STOP_TARGET, "target" },
+				   { GMM_UM_STOP_NO_PROGRESS, "no_progress" },
+				   { GMM_UM_STOP_DISABLED, "disabled" },
+				   { GMM_UM_STOP_RECLAIM_MODE, "reclaim_mode" }),
+		  __entry->passes, __entry->nr_reclaimed,
+		  __entry->unmapped_before, __entry->unmapped_after,
+		  __entry->ns)
 );
 
 #endif /* _GUESTMM_KLP_TRACE_H */

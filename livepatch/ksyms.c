@@ -44,6 +44,9 @@ int (*klpe_find_suitable_fallback)(struct free_area *area, unsigned int order,
 int *klpe_page_group_by_mobility_disabled;
 unsigned int (*klpe_extfrag_for_order)(struct zone *zone, unsigned int order);
 unsigned long *klpe___highest_present_section_nr;
+int (*klpe___node_reclaim)(struct pglist_data *pgdat, gfp_t gfp_mask,
+		unsigned int order);
+int *klpe_node_reclaim_mode;
 struct tracepoint *klpe___tracepoint_mm_compaction_begin;
 struct tracepoint *klpe___tracepoint_mm_compaction_end;
 struct tracepoint *klpe___tracepoint_mm_compaction_finished;
@@ -88,6 +91,8 @@ const struct gmm_klp_ksym gmm_klp_ksyms[] = {
 	KDATA(page_group_by_mobility_disabled),
 	KSYM(extfrag_for_order, 2),
 	KDATA(__highest_present_section_nr),
+	KSYM(__node_reclaim, 3),
+	KDATA(node_reclaim_mode),
 	KDATA(__tracepoint_mm_compaction_begin),
 	KDATA(__tracepoint_mm_compaction_end),
 	KDATA(__tracepoint_mm_compaction_finished),

@@ -57,6 +57,11 @@ extern int *klpe_page_group_by_mobility_disabled;
 extern unsigned int (*klpe_extfrag_for_order)(struct zone *zone,
 		unsigned int order);
 
+/* mm/vmscan.c (the unmapped page cache policy, unmapped.c) */
+extern int (*klpe___node_reclaim)(struct pglist_data *pgdat, gfp_t gfp_mask,
+		unsigned int order);
+extern int *klpe_node_reclaim_mode;
+
 /* mm/sparse.c */
 extern unsigned long *klpe___highest_present_section_nr;
 

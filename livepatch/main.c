@@ -4,6 +4,9 @@
  * compact_zone() with ours (compact_zone.c), which uses our own
  * migrate-source scanner (migrate_scan.c).
  *
+ * It also carries the unmapped page cache control (unmapped.c), which
+ * patches no function: it only calls the kernel's node reclaim.
+ *
  * This file holds the klp_patch, the checks that the running kernel is
  * exactly the one the patch was written for, the tunables and the debugfs
  * counters.  See docs/livepatch.md.
@@ -27,6 +30,7 @@
 
 #include "compact.h"
 #include "ksyms.h"
+#include "unmapped.h"
 
 /* ---- identity of the kernel this patch was written for ---------------- */
 
@@ -255,10 +259,21 @@ static int __init gmm_klp_init(void)
 	debugfs_create_file("stats", 0400, gmm_klp_debugfs, NULL,
 			    &gmm_klp_stats_fops);
 
+	/*
+	 * Before the patch: once klp_enable_patch() succeeded, init must not
+	 * fail any more.
+	 */
+	ret = gmm_um_init(gmm_klp_debugfs);
+	if (ret) {
+		debugfs_remove_recursive(gmm_klp_debugfs);
+		return ret;
+	}
+
 	ret = klp_enable_patch(&gmm_klp_patch);
 	if (ret) {
 		pr_err("klp_enable_patch failed: %d\n", ret);
 		debugfs_remove_recursive(gmm_klp_debugfs);
+		gmm_um_exit();
 		return ret;
 	}
 	pr_info("compact_zone replaced (kernel '%s')\n", init_utsname()->version);
@@ -268,6 +283,7 @@ static int __init gmm_klp_init(void)
 static void __exit gmm_klp_exit(void)
 {
 	debugfs_remove_recursive(gmm_klp_debugfs);
+	gmm_um_exit();
 }
 
 #else /* !GMM_KLP_6_1 */
@@ -276,6 +292,10 @@ static void __exit gmm_klp_exit(void)
  * Any other kernel: the private layouts this patch mirrors differ (6.12:
  * compact_control.freepages[], folio migration callbacks) and 6.12 has
  * IBT, under which our pointer calls into compact_zone's callees fault.
+ * The unmapped page cache control would do nothing there either: with
+ * MGLRU on (Debian's default), lru_gen_shrink_node() returns at once when
+ * may_unmap or may_writepage is 0, so __node_reclaim() in mode 0 frees
+ * nothing.
  */
 static int __init gmm_klp_init(void)
 {
@@ -293,5 +313,5 @@ static void __exit gmm_klp_exit(void)
 module_init(gmm_klp_init);
 module_exit(gmm_klp_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("guestmm: livepatch of compaction's migrate-source scanner (Debian 6.1)");
+MODULE_DESCRIPTION("guestmm: livepatch of compaction's migrate-source scanner, unmapped page cache control (Debian 6.1)");
 MODULE_INFO(livepatch, "Y");

@@ -11,6 +11,14 @@ MIB = 1 << 20
 EV = "guestmm_balloon:guestmm_balloon_"
 
 
+def unload_then_rmmod(g):
+    # A link's module reference is dropped after an RCU grace period
+    # (6.12 defers it), so rmmod may need a moment after the unload.
+    g.sh("guestmm-stat unload && for i in $(seq 50); do "
+         "rmmod guestmm_balloon 2>/dev/null && exit 0; sleep 0.1; done; "
+         "rmmod guestmm_balloon")
+
+
 def run(g):
     ram = g.mem * MIB
     # Loaded before the module: module tracepoints are skipped, and say so.
@@ -48,7 +56,7 @@ def run(g):
     # The links hold the module; unload releases it.
     g.sh("rmmod guestmm_balloon", check=False)
     assert g.last_rc != 0
-    g.sh("guestmm-stat unload && rmmod guestmm_balloon")
+    unload_then_rmmod(g)
 
     # movable=0: pages bypass balloon_compaction, so only the module's own
     # tracepoints see them, and their sums still equal vmstat.
@@ -67,4 +75,4 @@ def run(g):
                     ("deflate", "balloon_deflate")):
         got = m1[EV + ev]["sum"] - m0[EV + ev]["sum"]
         assert got == d[key][1], (ev, got, d[key])
-    g.sh("guestmm-stat unload && rmmod guestmm_balloon")
+    unload_then_rmmod(g)

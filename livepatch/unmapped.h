@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * guestmm_klp: the unmapped page cache policy (unmapped.c).
+ *
+ * Not a livepatch of any kernel function: per-node kthreads that call the
+ * kernel's __node_reclaim() when a node's unmapped page cache is above
+ * max_unmapped_ratio.  main.c starts and stops it.
+ */
+#ifndef _GUESTMM_KLP_UNMAPPED_H
+#define _GUESTMM_KLP_UNMAPPED_H
+
+struct dentry;
+
+/* Start the threads, apply unmapped_page_control=1 given at load. */
+int gmm_um_init(struct dentry *debugfs_dir);
+/* Turn the policy off, stop the threads; no probe runs afterwards. */
+void gmm_um_exit(void);
+
+#endif /* _GUESTMM_KLP_UNMAPPED_H */

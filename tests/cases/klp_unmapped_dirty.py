@@ -1,0 +1,97 @@
+"""The unmapped page cache policy never writes a dirty page itself and
+never drops one.  (a) Dirty data below the ratio, written after a stream
+read: the policy reclaims the clean cache around it and nr_written does
+not move, nr_dirty stays.  (b) Dirty data above the ratio (the flusher
+held off by the dirty sysctls): the policy reclaims all the clean cache,
+gives up on the rest (stop_no_progress), reclaim itself writes nothing
+(nr_vmscan_write), and any writeback is the flusher's, nudged by reclaim
+meeting only dirty pages (writeback reason "vmscan"; docs/livepatch.md)."""
+import re
+import time
+
+GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=800)
+KERNELS = ("6.1",)
+TIMEOUT = 1800
+
+UM = "/sys/kernel/debug/guestmm_klp/unmapped"
+TR = "/sys/kernel/tracing"
+RATIO = 10
+BIG_MIB = 400
+SMALL_DIRTY_MIB = 40    # below the ratio (about 100 MiB)
+BIG_DIRTY_MIB = 150     # above it: the policy cannot get below the ratio
+
+
+def um_stats(g):
+    return {k: int(v) for k, v in (l.split() for l in
+                                   g.sh("cat " + UM).splitlines())}
+
+
+def deltas(s0, s1, keys):
+    return {k: s1[k] - s0[k] for k in keys}
+
+
+def run(g):
+    g.sh("dd if=/dev/zero of=/mnt/big bs=1M count=%d conv=fsync 2>&1 && "
+         "sync && echo 3 > /proc/sys/vm/drop_caches" % BIG_MIB, timeout=900)
+    # Keep the kernel's own writeback away: no periodic flush, no
+    # background flush below 90 % dirty, no expiry within the test.
+    g.sh("cd /proc/sys/vm && echo 90 > dirty_background_ratio && "
+         "echo 95 > dirty_ratio && echo 360000 > dirty_expire_centisecs && "
+         "echo 0 > dirty_writeback_centisecs")
+    g.sh("echo 1 > %s/events/writeback/writeback_start/enable" % TR)
+    g.sh("modprobe guestmm_klp unmapped_page_control=1 "
+         "max_unmapped_ratio=%d" % RATIO)
+    keys = ("passes", "pages_reclaimed", "runs", "stop_no_progress",
+            "stop_target")
+
+    # (a) clean stream first, dirty data below the ratio after it.
+    vm0, s0 = g.vmstat(), um_stats(g)
+    g.sh("dd if=/mnt/big of=/dev/null bs=1M 2>&1", timeout=900)
+    g.sh("dd if=/dev/zero of=/mnt/small bs=1M count=%d 2>&1" %
+         SMALL_DIRTY_MIB, timeout=600)
+    time.sleep(12)      # two timer periods
+    vm1, s1 = g.vmstat(), um_stats(g)
+    d = deltas(s0, s1, keys)
+    print("KEY klp_unmapped_dirty phase=a dirty=%d written_delta=%d "
+          "vmscan_write=%d unmapped=%d high=%d %s" % (
+              vm1["nr_dirty"], vm1["nr_written"] - vm0["nr_written"],
+              vm1["nr_vmscan_write"] - vm0["nr_vmscan_write"],
+              s1["node0_unmapped"], s1["node0_high"],
+              " ".join("%s=%d" % kv for kv in sorted(d.items()))))
+    assert d["pages_reclaimed"] > BIG_MIB * 256 // 2, d
+    assert vm1["nr_dirty"] >= 0.95 * SMALL_DIRTY_MIB * 256, vm1["nr_dirty"]
+    assert vm1["nr_written"] - vm0["nr_written"] <= 64, (vm0, vm1)
+    assert s1["node0_unmapped"] <= s1["node0_high"], s1
+
+    # (b) dirty data above the ratio, then a clean stream.
+    g.sh("sync; echo 3 > /proc/sys/vm/drop_caches; echo > %s/trace" % TR)
+    g.sh("dd if=/dev/zero of=/mnt/dirty bs=1M count=%d 2>&1" % BIG_DIRTY_MIB,
+         timeout=600)
+    vm0, s0 = g.vmstat(), um_stats(g)
+    g.sh("dd if=/mnt/big of=/dev/null bs=1M 2>&1", timeout=900)
+    time.sleep(12)
+    vm1, s1 = g.vmstat(), um_stats(g)
+    d = deltas(s0, s1, keys)
+    reasons = sorted(set(re.findall(r"writeback_start: .*reason=(\w+)",
+                                    g.sh("cat %s/trace" % TR))))
+    print("KEY klp_unmapped_dirty phase=b dirty_before=%d dirty_after=%d "
+          "written_delta=%d vmscan_write=%d wb_reasons=%s unmapped=%d "
+          "high=%d %s" % (
+              vm0["nr_dirty"], vm1["nr_dirty"],
+              vm1["nr_written"] - vm0["nr_written"],
+              vm1["nr_vmscan_write"] - vm0["nr_vmscan_write"],
+              ",".join(reasons) or "none", s1["node0_unmapped"],
+              s1["node0_high"],
+              " ".join("%s=%d" % kv for kv in sorted(d.items()))))
+    assert vm0["nr_dirty"] >= 0.95 * BIG_DIRTY_MIB * 256, vm0["nr_dirty"]
+    assert d["passes"] > 0 and d["pages_reclaimed"] > BIG_MIB * 256 // 2, d
+    # Reclaim never wrote a page itself (may_writepage=0).
+    assert vm1["nr_vmscan_write"] == vm0["nr_vmscan_write"], (vm0, vm1)
+    # Whatever was written, the flusher wrote, woken by reclaim.
+    assert set(reasons) <= {"vmscan"}, reasons
+    if vm1["nr_dirty"] >= 0.98 * vm0["nr_dirty"]:
+        # Nothing written: the dirty data stays, above the ratio, and
+        # the policy gave up on it.
+        assert d["stop_no_progress"] >= 1, d
+        assert s1["node0_unmapped"] > s1["node0_high"], s1
+    g.sh("sync")

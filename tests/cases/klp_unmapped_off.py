@@ -1,0 +1,58 @@
+"""The control case for klp_unmapped_stream: guestmm_klp loaded with
+unmapped_page_control off (the default), the same stream read of a file
+larger than half of RAM lets unmapped page cache grow far past
+max_unmapped_ratio, and the policy does nothing."""
+import re
+import time
+
+GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=800)
+KERNELS = ("6.1",)
+TIMEOUT = 1800
+
+UM = "/sys/kernel/debug/guestmm_klp/unmapped"
+PAR = "/sys/module/guestmm_klp/parameters"
+RATIO = 10
+BIG_MIB = 600
+
+SAMPLER = ("rm -f /tmp/stop; (while [ ! -e /tmp/stop ]; do "
+           "grep -E '^nr_(active_file|inactive_file|mapped) ' /proc/vmstat"
+           " | tr '\\n' ' '; echo; sleep 0.1; done) > /tmp/samples 2>&1 &")
+
+
+def um_stats(g):
+    return {k: int(v) for k, v in (l.split() for l in
+                                   g.sh("cat " + UM).splitlines())}
+
+
+def unmapped_samples(text):
+    res = []
+    for line in text.splitlines():
+        f = dict(re.findall(r"(nr_\w+) (\d+)", line))
+        if len(f) == 3:
+            lru = int(f["nr_active_file"]) + int(f["nr_inactive_file"])
+            res.append(max(0, lru - int(f["nr_mapped"])))
+    return res
+
+
+def run(g):
+    g.sh("dd if=/dev/zero of=/mnt/big bs=1M count=%d conv=fsync 2>&1 && "
+         "sync && echo 3 > /proc/sys/vm/drop_caches" % BIG_MIB, timeout=900)
+    g.sh("modprobe guestmm_klp max_unmapped_ratio=%d" % RATIO)
+    assert g.sh("cat %s/unmapped_page_control" % PAR).strip() == "N"
+    ram_pages = g.meminfo()["MemTotal"] // 4
+    s0 = um_stats(g)
+    g.sh(SAMPLER)
+    g.sh("dd if=/mnt/big of=/dev/null bs=1M 2>&1", timeout=900)
+    time.sleep(1)
+    g.sh("touch /tmp/stop; sleep 1")
+    samples = unmapped_samples(g.sh("cat /tmp/samples"))
+    s1 = um_stats(g)
+    worst = max(samples)
+    d = {k: s1[k] - s0[k] for k in ("passes", "pages_reclaimed", "checks")}
+    print("KEY klp_unmapped_off ratio=%d samples=%d max_unmapped_pages=%d "
+          "max_unmapped_pct=%.1f %s" % (
+              RATIO, len(samples), worst, 100.0 * worst / ram_pages,
+              " ".join("%s=%d" % kv for kv in sorted(d.items()))))
+    # Most of the file stays cached: far above the ratio.
+    assert worst > 3 * RATIO * ram_pages // 100, worst
+    assert d == {"passes": 0, "pages_reclaimed": 0, "checks": 0}, d
