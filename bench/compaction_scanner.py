@@ -7,13 +7,8 @@ MADV_HUGEPAGE region 2 MiB at a time (THP defrag=always, so every fault
 compacts directly).  Compared: the stock 6.1 scanner and guestmm_klp's.
 Scanned-page counts are the vmstat deltas over the run.
 """
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "scripts", "guest"))
-
-import workloads  # noqa: E402
+import workloads
 
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=1024)
 

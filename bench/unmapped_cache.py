@@ -17,12 +17,7 @@ The cold stream read is this policy's worst case: every page read has
 to be reclaimed again, and under TCG reclaiming a page costs more than
 reading it from the host's cache.
 """
-import os
-import sys
 import time
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "scripts", "guest"))
 
 MIB = 1 << 20
 

@@ -306,9 +306,9 @@ class Guest:
         """The guest size the device reports (RAM minus balloon), bytes."""
         return self.qmp.cmd("query-balloon")["actual"]
 
-    def wait_balloon(self, target_bytes, timeout=120, tolerance=0):
-        """Poll query-balloon until it is within tolerance of the target;
-        return the last value (raise on timeout)."""
+    def wait_balloon(self, target_bytes, timeout=120, tolerance=0, poll=0.5):
+        """Poll query-balloon (every `poll` seconds) until it is within
+        tolerance of the target; return the last value (raise on timeout)."""
         deadline = time.monotonic() + timeout
         while True:
             actual = self.query_balloon()
@@ -316,7 +316,7 @@ class Guest:
                 return actual
             self._check_alive(deadline, "waiting for balloon %d (at %d)" %
                               (target_bytes, actual))
-            time.sleep(0.5)
+            time.sleep(poll)
 
     def guest_stats(self, interval=1, wait=True):
         """The device's guest-stats (stat name -> value).  Turns polling on

@@ -1,0 +1,39 @@
+"""Balloon inflate and deflate throughput over QMP
+
+A fresh 1 GiB guest; the host asks for 512 MiB of balloon and, once
+query-balloon reports it, for all of it back.  Time runs from the QMP
+`balloon` command until query-balloon (polled every 20 ms) shows the
+target.  Under TCG the absolute MB/s are far below native: compare the
+ratio.
+"""
+import time
+
+MIB = 1 << 20
+GUEST = dict(mem=1024, smp=2, balloon={})
+INFLATE_MIB = 512
+
+VARIANTS = [
+    dict(name="stock", guest=dict(GUEST, mods=["virtio_balloon"])),
+    dict(name="guestmm", guest=dict(GUEST, mods=["guestmm_balloon"]),
+         needs=["guestmm_balloon"]),
+]
+
+METRICS = [
+    ("inflate_mbps", "inflate throughput, MB/s", "higher"),
+    ("deflate_mbps", "deflate throughput, MB/s", "higher"),
+]
+
+
+def timed_resize(g, target):
+    t0 = time.monotonic()
+    g.balloon(target)
+    g.wait_balloon(target, timeout=600, poll=0.02)
+    return time.monotonic() - t0
+
+
+def measure(g, variant):
+    ram = g.mem * MIB
+    t_in = timed_resize(g, ram - INFLATE_MIB * MIB)
+    t_out = timed_resize(g, ram)
+    return {"inflate_mbps": INFLATE_MIB * MIB / 1e6 / t_in,
+            "deflate_mbps": INFLATE_MIB * MIB / 1e6 / t_out}
