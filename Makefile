@@ -20,6 +20,9 @@ PY := python3
 # Directories with a Kbuild file; the top-level Kbuild lists the same.
 KMOD_DIRS ?= $(patsubst %/Kbuild,%,$(wildcard modules/*/Kbuild livepatch/Kbuild))
 
+# What the user asked for, before the fallback below may set KERNEL.
+USER_KERNEL := $(KERNEL)
+
 ifeq ($(KERNEL),)
 KDIR ?= /lib/modules/$(shell uname -r)/build
 ifeq ($(wildcard $(KDIR)/Makefile),)
@@ -86,7 +89,7 @@ deps:
 
 # The whole suite on Debian 12's 6.1 and on 6.12 (bookworm-backports);
 # KERNEL=... narrows it to one kernel, TESTS="-k NAME" to some cases.
-CHECK_KERNELS := $(or $(KERNEL),6.1 6.12)
+CHECK_KERNELS := $(or $(USER_KERNEL),6.1 6.12)
 
 check: deps
 	@for k in $(CHECK_KERNELS); do \
