@@ -80,11 +80,11 @@ def main():
         if has_stat:
             say("\n== 3. the bpf probes' view (guestmm-stat show)")
             say(g.sh("guestmm-stat show 2>&1 | head -n 60"))
-            say("   bpftool map dump pinned /sys/fs/bpf/guestmm/<map>:")
-            say(g.sh("for m in /sys/fs/bpf/guestmm/*; do "
-                     "[ -f \"$m\" ] || continue; echo \"-- $m\"; "
-                     "bpftool map dump pinned \"$m\" 2>/dev/null | "
-                     "head -n 25; done; true"))
+            for m in ("balloon", "compact"):
+                say("   bpftool map dump pinned /sys/fs/bpf/guestmm/%s" % m)
+                say(g.sh("bpftool map dump pinned /sys/fs/bpf/guestmm/%s "
+                         "| head -n 30" % m))
+            say("   (all maps: ls /sys/fs/bpf/guestmm; docs/bpf.md)")
 
         say("\n== 4. deflate over QMP")
         g.balloon(args.mem * MIB)
