@@ -114,3 +114,19 @@ clean:
 
 distclean: clean
 	rm -rf $${GUESTMM_CACHE:-$$HOME/.cache/guestmm}
+
+# ---- install (DKMS) and the DKMS test's Debian image -----------------------
+# scripts/install.sh does the work; docs/install.md explains it.  Root only,
+# into the running system (no DESTDIR).  DKMS_BUILD=0: `dkms add` only.
+.PHONY: install dkms-install dkms-remove rootfs
+
+install dkms-install:
+	@scripts/install.sh install $(if $(filter 0,$(DKMS_BUILD)),--no-build)
+
+dkms-remove:
+	@scripts/install.sh remove
+
+# The Debian 12 root filesystem image tests/cases/dkms_e2e.py boots
+# (cached in $(GUESTMM_CACHE)/rootfs/); KERNEL=6.12 for the backports kernel.
+rootfs:
+	@scripts/rootfs/build.sh --kernel $(or $(KERNEL),6.1)

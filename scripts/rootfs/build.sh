@@ -1,0 +1,315 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A stock Debian 12 root filesystem image for the DKMS end-to-end test
+# (tests/cases/dkms_e2e.py): debootstrap (minbase), then the stock kernel,
+# its headers, dkms, build-essential and bpftool from the archive with no
+# recommends, plus the guestmm test agent as a systemd service on ttyS1.
+#
+#   scripts/rootfs/build.sh [--kernel 6.1|6.12] [--force] [--key]
+#
+# Prints the image directory (built first when missing), which holds
+#   rootfs.ext4    the root file system: boot it with root=/dev/vda
+#   vmlinuz        the image's own kernel and initramfs, copied out of its
+#   initrd.img     /boot for QEMU's -kernel / -initrd
+#   abi            the kernel ABI (uname -r in the guest)
+#   packages.txt   the image's dpkg -l
+#
+# The image lives in ${GUESTMM_CACHE:-~/.cache/guestmm}/rootfs/, never in
+# git, under a key made from the package versions apt resolves for it now
+# (a private apt view of the machine's own Debian mirror, nothing
+# installed), this script and the agent.  A new kernel or dkms upload, or
+# an edit here, means a new key and a rebuild; older images of the same
+# series are removed.  --key prints the key and builds nothing; --force
+# rebuilds.  Downloaded .debs are kept in rootfs/debs/ for the next build.
+#
+# 6.12 is Debian's bookworm-backports kernel (and headers) on the same
+# bookworm userland.  Runs as root (debootstrap, chroot, mounts).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+CACHE=${GUESTMM_CACHE:-$HOME/.cache/guestmm}
+RDIR=$CACHE/rootfs
+SUITE=bookworm
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+
+# What the image gets on top of minbase (dependencies, no recommends).
+PKGS="linux-image-amd64 linux-headers-amd64 dkms build-essential bpftool
+kmod systemd-sysv udev initramfs-tools openssl xz-utils zstd"
+
+die() { echo "rootfs/build.sh: $*" >&2; exit 1; }
+log() { echo "rootfs: $*" >&2; }
+
+series=6.1 force=0 keyonly=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) series=${2:?}; shift ;;
+	--kernel=*) series=${1#*=} ;;
+	--force) force=1 ;;
+	--key) keyonly=1 ;;
+	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument '$1'" ;;
+	esac
+	shift
+done
+case $series in
+6.1|bookworm) series=6.1 ;;
+6.12|bpo|bookworm-backports) series=6.12 ;;
+*) die "unknown kernel series '$series' (6.1 or 6.12)" ;;
+esac
+[ "$(id -u)" = 0 ] || die "must run as root (debootstrap, chroot)"
+
+# The first URI the machine's apt sources use for a Debian suite (deb822
+# .sources and one-line .list files), so no mirror name is written here.
+mirror_for() {
+	local want=$1 f files=()
+	for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list \
+		/etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] && files+=("$f")
+	done
+	[ ${#files[@]} -gt 0 ] || return 0
+	awk -v want="$want" '
+	function flush() {
+		if (uris != "" && (" " suites " ") ~ (" " want " ") && !found) {
+			split(uris, u, " "); print u[1]; found = 1
+		}
+		uris = ""; suites = ""
+	}
+	FNR == 1 { flush() }
+	FILENAME ~ /\.sources$/ {
+		if ($0 ~ /^[ \t]*$/) { flush(); next }
+		if ($1 == "URIs:") { uris = $2 }
+		if ($1 == "Suites:") { $1 = ""; suites = $0 }
+		next
+	}
+	/^deb[ \t]/ {
+		flush()
+		sub(/^deb[ \t]+(\[[^]]*\][ \t]+)?/, "")
+		uris = $1; suites = $2; flush()
+	}
+	END { flush() }
+	' "${files[@]}"
+}
+
+MIRROR=$(mirror_for $SUITE)
+[ -n "$MIRROR" ] || die "no Debian $SUITE mirror in /etc/apt/sources.list{,.d}"
+SECURITY=$(mirror_for $SUITE-security)
+
+sources_list() {
+	local opt="[signed-by=$KEYRING]"
+	echo "deb $opt $MIRROR $SUITE main"
+	echo "deb $opt $MIRROR $SUITE-updates main"
+	[ -z "$SECURITY" ] || echo "deb $opt $SECURITY $SUITE-security main"
+	[ "$series" != 6.12 ] || echo "deb $opt $MIRROR $SUITE-backports main"
+}
+
+# The package arguments for apt: the kernel from backports for 6.12.
+apt_pkgs() {
+	local p
+	for p in $PKGS; do
+		case $series:$p in
+		6.12:linux-image-amd64|6.12:linux-headers-amd64) echo "$p/$SUITE-backports" ;;
+		*) echo "$p" ;;
+		esac
+	done
+}
+
+# A private apt view: the image's sources, nothing installed.  Refreshed
+# at most hourly.
+APTD=$RDIR/apt/$series
+apt_opts() {
+	echo "-o Dir::Etc::SourceList=$APTD/sources.list -o Dir::Etc::SourceParts=/dev/null" \
+		"-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null" \
+		"-o Dir::State::Lists=$APTD/lists -o Dir::Cache=$APTD/cache" \
+		"-o Dir::State::status=$APTD/status -o APT::Sandbox::User=root"
+}
+apt_update() {
+	mkdir -p "$APTD/lists/partial" "$APTD/cache/archives/partial"
+	: >"$APTD/status"
+	sources_list >"$APTD/sources.list.new"
+	if ! cmp -s "$APTD/sources.list.new" "$APTD/sources.list" ||
+		[ -z "$(find "$APTD/updated" -mmin -60 2>/dev/null)" ]; then
+		mv "$APTD/sources.list.new" "$APTD/sources.list"
+		# shellcheck disable=SC2046
+		apt-get $(apt_opts) -q update >&2 || die "apt-get update failed"
+		touch "$APTD/updated"
+	fi
+	rm -f "$APTD/sources.list.new"
+}
+
+# The key: every package version apt would install for PKGS now, plus
+# this script and the agent.
+resolve_key() {
+	# shellcheck disable=SC2046
+	apt-get $(apt_opts) -s -q install --no-install-recommends $(apt_pkgs) \
+		>"$APTD/resolved.txt" 2>&1 || {
+		cat "$APTD/resolved.txt" >&2
+		die "cannot resolve the image's packages"
+	}
+	{
+		echo "series $series"
+		sed -n 's/^Inst \([^ ]*\) (\([^ ]*\) .*/\1 \2/p' "$APTD/resolved.txt" | sort
+		sha256sum "$0" "$top/scripts/guest/agent.sh" | cut -d' ' -f1
+	} | sha256sum | cut -c1-12
+}
+
+mkdir -p "$RDIR"
+exec 9>"$RDIR/.lock"
+flock 9
+apt_update
+key=$(resolve_key)
+abi=$(sed -n 's/^Inst linux-image-\([0-9][^ ]*-amd64\) .*/\1/p' "$APTD/resolved.txt" | head -n1)
+[ -n "$abi" ] || die "cannot tell the kernel ABI from the resolved packages"
+name=$SUITE-$series-$key
+out=$RDIR/$name
+if [ $keyonly = 1 ]; then
+	echo "$name"
+	exit 0
+fi
+if [ $force = 0 ] && [ -f "$out/ok" ]; then
+	echo "$out"
+	exit 0
+fi
+
+# ---- build --------------------------------------------------------------
+t0=$(date +%s)
+DEBS=$RDIR/debs
+mkdir -p "$DEBS/partial"
+work=$(mktemp -d "$RDIR/tmp.XXXXXX")
+root=$work/root
+mounts=()
+cleanup() {
+	local i
+	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+		umount -l "${mounts[$i]}" 2>/dev/null || true
+	done
+	mounts=()
+	rm -rf "$work"
+}
+trap cleanup EXIT
+mnt() {	# mnt TARGET mount-args...
+	local t=$1
+	shift
+	mkdir -p "$t"
+	mount "$@" "$t"
+	mounts+=("$t")
+}
+
+log "building $name (kernel $abi) in $work"
+log "debootstrap $SUITE (minbase) from $MIRROR"
+debootstrap --variant=minbase --cache-dir="$DEBS" --keyring="$KEYRING" \
+	"$SUITE" "$root" "$MIRROR" >"$work/debootstrap.log" 2>&1 || {
+	tail -n 30 "$work/debootstrap.log" >&2
+	die "debootstrap failed"
+}
+t1=$(date +%s)
+
+sources_list >"$root/etc/apt/sources.list"
+cat >"$root/etc/apt/apt.conf.d/90no-recommends" <<'EOF'
+APT::Install-Recommends "false";
+APT::Install-Suggests "false";
+EOF
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod 755 "$root/usr/sbin/policy-rc.d"
+mnt "$root/proc" -t proc proc
+mnt "$root/sys" -t sysfs sysfs
+mnt "$root/dev" --bind /dev
+mnt "$root/dev/pts" --bind /dev/pts
+mnt "$root/var/cache/apt/archives" --bind "$DEBS"
+
+in_root() {
+	DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 chroot "$root" "$@"
+}
+# Two steps, so that the initramfs is generated once: first the boot
+# userland (everything that brings initramfs hooks), then, with
+# initramfs-tools' own trigger switched off, the kernel (whose postinst
+# generates it) and the build tools.
+conf=/etc/initramfs-tools/update-initramfs.conf
+log "apt-get install $(echo "$PKGS" | tr '\n' ' ')"
+# shellcheck disable=SC2046
+{
+	in_root apt-get -q update &&
+	in_root apt-get -q -y dist-upgrade &&
+	in_root apt-get -q -y --no-install-recommends install \
+		initramfs-tools udev kmod systemd-sysv zstd xz-utils &&
+	sed -i 's/^update_initramfs=.*/update_initramfs=no/' "$root$conf" &&
+	in_root apt-get -q -y --no-install-recommends install $(apt_pkgs) &&
+	sed -i 's/^update_initramfs=.*/update_initramfs=yes/' "$root$conf"
+} >"$work/apt.log" 2>&1 || {
+	tail -n 40 "$work/apt.log" >&2
+	die "apt-get in the image failed"
+}
+t2=$(date +%s)
+if [ ! -f "$root/boot/vmlinuz-$abi" ] || [ ! -f "$root/boot/initrd.img-$abi" ]; then
+	die "the image has no vmlinuz/initrd.img for $abi (see $work/apt.log)"
+fi
+
+# ---- configuration --------------------------------------------------------
+echo guestmm >"$root/etc/hostname"
+printf '127.0.0.1\tlocalhost\n127.0.1.1\tguestmm\n' >"$root/etc/hosts"
+# No fsck: every test boots a fresh overlay of this image.
+echo "/dev/vda / ext4 rw,errors=remount-ro 0 0" >"$root/etc/fstab"
+# A fixed machine-id: no first-boot logic (systemd-firstboot prompts).
+echo 5c4e1de6a0f14f3c9a0b6b7d2d6a4e11 >"$root/etc/machine-id"
+# Root logs in on the serial console without a password: a test VM only.
+in_root passwd -d root >/dev/null
+
+install -m 755 "$top/scripts/guest/agent.sh" "$root/usr/local/sbin/guestmm-agent"
+cat >"$root/etc/systemd/system/guestmm-agent.service" <<'EOF'
+[Unit]
+Description=guestmm test agent (host command channel on ttyS1)
+After=systemd-modules-load.service systemd-udev-trigger.service local-fs.target
+ConditionPathExists=/dev/ttyS1
+
+[Service]
+ExecStart=/usr/local/sbin/guestmm-agent /dev/ttyS1
+Restart=always
+RestartSec=1
+StandardInput=null
+StandardOutput=journal
+
+[Install]
+WantedBy=multi-user.target
+EOF
+in_root systemctl enable guestmm-agent.service >/dev/null 2>&1
+# Nothing periodic in a test guest.
+in_root systemctl mask apt-daily.timer apt-daily-upgrade.timer \
+	fstrim.timer e2scrub_all.timer e2scrub_reap.service >/dev/null 2>&1 || true
+
+rm -f "$root/usr/sbin/policy-rc.d"
+# shellcheck disable=SC2016
+in_root dpkg-query -W -f '${Package} ${Version}\n' | sort >"$work/packages.txt"
+for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+	umount "${mounts[$i]}" || umount -l "${mounts[$i]}"
+done
+mounts=()
+rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/tmp/* \
+	"$root"/var/log/apt/* "$root"/var/log/dpkg.log
+
+# ---- the image ------------------------------------------------------------
+mkdir -p "$work/img"
+cp "$root/boot/vmlinuz-$abi" "$work/img/vmlinuz"
+cp "$root/boot/initrd.img-$abi" "$work/img/initrd.img"
+echo "$abi" >"$work/img/abi"
+mv "$work/packages.txt" "$work/img/"
+used=$(du -sm "$root" | cut -f1)
+# Room for dkms builds and their objects (sparse: costs nothing unused).
+size=$((used + 2048))
+log "mkfs.ext4 -d (${used} MiB used, ${size} MiB image)"
+truncate -s "${size}M" "$work/img/rootfs.ext4"
+mkfs.ext4 -q -F -L guestmm-root -d "$root" "$work/img/rootfs.ext4" ||
+	die "mkfs.ext4 -d failed"
+t3=$(date +%s)
+printf 'debootstrap %ds, apt %ds, image %ds, total %ds\n' \
+	$((t1 - t0)) $((t2 - t1)) $((t3 - t2)) $((t3 - t0)) >"$work/img/build-time.txt"
+cp "$work/debootstrap.log" "$work/apt.log" "$work/img/"
+touch "$work/img/ok"
+
+rm -rf "$out"
+mv "$work/img" "$out"
+for old in "$RDIR/$SUITE-$series-"*; do
+	[ "$old" = "$out" ] || rm -rf "$old"
+done
+log "built $name in $((t3 - t0))s ($(cat "$out/build-time.txt"))"
+echo "$out"
