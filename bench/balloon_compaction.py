@@ -5,7 +5,9 @@ fragmenting program leaves 4 KiB holes in nearly every pageblock, the host
 inflates the balloon by a third of RAM over QMP so balloon pages fill those
 holes, the program exits.  The stress-highalloc probe (guestmm_highalloc.ko:
 order-9 GFP_HIGHUSER_MOVABLE|__GFP_RETRY_MAYFAIL, kept until the pass ends)
-then asks for 95% of the free memory in 2 MiB blocks: "pass 1" directly,
+then asks for 80% of the free memory in 2 MiB blocks (mmtests asked for
+95% of RAM; in a 1 GiB guest whose root is a tmpfs that leaves too little
+for anything else, and the OOM killer fires): "pass 1" directly,
 "rested" again after `compact_memory`.  Movable balloon pages can be
 migrated out of the way; unmovable ones (movable=0, the pre-3.8 behaviour)
 pin their pageblocks.  Goal: guestmm >= stock, movable=0 clearly worse.
@@ -42,9 +44,9 @@ PROBE = "/sys/kernel/debug/guestmm_highalloc/alloc"
 
 
 def highalloc_pass(g):
-    """Ask for 95% of free memory in order-9 blocks; return (success %,
+    """Ask for 80% of free memory in order-9 blocks; return (success %,
     mean latency in us) and free them again."""
-    attempts = int(g.meminfo()["MemFree"] // 2048 * 0.95)
+    attempts = int(g.meminfo()["MemFree"] // 2048 * 0.8)
     g.sh("echo %d > %s" % (attempts, PROBE), timeout=900)
     res = dict(kv.split("=") for kv in g.sh("cat " + PROBE).split())
     g.sh("echo 0 > " + PROBE)
