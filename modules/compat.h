@@ -40,6 +40,17 @@
 #define GMM_MAX_PAGE_ORDER	(MAX_ORDER - 1)
 #endif
 
+/*
+ * MIGRATE_SYNC_NO_COPY (no users left) was removed in 6.10.  Balloon
+ * pages cannot be migrated without the copy step, so refuse that mode
+ * where it exists, as the balloon core does.
+ */
+#if GMM_KERNEL_GE(6, 10)
+#define gmm_migrate_no_copy(mode)	false
+#else
+#define gmm_migrate_no_copy(mode)	((mode) == MIGRATE_SYNC_NO_COPY)
+#endif
+
 /* Stats tags added to the uapi header in 6.12; sent on every kernel. */
 #ifndef VIRTIO_BALLOON_S_OOM_KILL
 #define VIRTIO_BALLOON_S_OOM_KILL	10

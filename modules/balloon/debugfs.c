@@ -27,6 +27,10 @@ static const char * const gmb_counter_names[GMB_NR_COUNTERS] = {
 	[GMB_C_HINT_RUNS]	= "hint_runs",
 	[GMB_C_HINT_BLOCKS]	= "hint_blocks",
 	[GMB_C_HINT_RETURNED]	= "hint_blocks_returned",
+	[GMB_C_CHUNK_BLOCKS]	= "chunk_blocks_inflated",
+	[GMB_C_CHUNK_FALLBACK]	= "chunk_fallback",
+	[GMB_C_CHUNK_BROKEN]	= "chunk_blocks_broken",
+	[GMB_C_MIGRATE_REFUSED]	= "migrate_refused",
 };
 
 static int gmb_counter_get(void *data, u64 *val)
@@ -56,12 +60,24 @@ static int gmb_state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "features 0x%llx\n", vb->vdev->features);
 	seq_printf(m, "reporting %d\n", vb->reporting_registered);
 	seq_printf(m, "hint_blocks_held %lu\n", READ_ONCE(vb->nr_hint_blocks));
+	seq_printf(m, "chunk_order %u\n", vb->chunk_order);
+	seq_printf(m, "complete_blocks %lu\n", READ_ONCE(vb->complete_blocks));
+	seq_printf(m, "stray_pages %lu\n",
+		   vb->chunk_order ? gmb_chunk_stray_pages(vb) :
+		   READ_ONCE(vb->num_pages) / GMB_PAGES_PER_PAGE);
 	for (i = 0; i < GMB_NR_COUNTERS; i++)
 		seq_printf(m, "%s %lld\n", gmb_counter_names[i],
 			   (long long)atomic64_read(&vb->counters[i]));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gmb_state);
+
+static int gmb_blocks_show(struct seq_file *m, void *unused)
+{
+	gmb_chunk_show_blocks(m->private, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gmb_blocks);
 
 void gmb_debugfs_init(struct gmb *vb)
 {
@@ -71,6 +87,7 @@ void gmb_debugfs_init(struct gmb *vb)
 	dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	vb->debugfs_dir = dir;
 	debugfs_create_file("state", 0400, dir, vb, &gmb_state_fops);
+	debugfs_create_file("blocks", 0400, dir, vb, &gmb_blocks_fops);
 	for (i = 0; i < GMB_NR_COUNTERS; i++)
 		debugfs_create_file_unsafe(gmb_counter_names[i], 0400, dir,
 					   &vb->counters[i], &gmb_counter_fops);

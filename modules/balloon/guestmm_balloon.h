@@ -16,6 +16,7 @@
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/page_reporting.h>
+#include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/virtio.h>
 #include <linux/virtio_balloon.h>
@@ -72,6 +73,10 @@ enum gmb_counter {
 	GMB_C_HINT_RUNS,	/* free page hinting rounds */
 	GMB_C_HINT_BLOCKS,	/* blocks handed to the host as hints */
 	GMB_C_HINT_RETURNED,	/* hint blocks given back to the guest */
+	GMB_C_CHUNK_BLOCKS,	/* 2 MiB blocks inflated in one piece */
+	GMB_C_CHUNK_FALLBACK,	/* no free 2 MiB block: fell back to 4 KiB */
+	GMB_C_CHUNK_BROKEN,	/* complete blocks broken up by deflation */
+	GMB_C_MIGRATE_REFUSED,	/* isolations refused: page of a complete block */
 	GMB_NR_COUNTERS
 };
 
@@ -87,6 +92,18 @@ struct gmb {
 	bool movable;
 	/* MemTotal shrinks with the balloon unless DEFLATE_ON_OOM. */
 	bool adjust_managed;
+
+	/*
+	 * Snapshot of chunk_order at probe: 0 (4 KiB pages only), or
+	 * pageblock_order, when the balloon takes whole aligned blocks
+	 * (chunk.c).  blk_count[pfn >> chunk_order] is the number of
+	 * balloon pages in each block; a block holding 1 << chunk_order of
+	 * them is "complete".  Both under b_dev_info.pages_lock.
+	 */
+	unsigned int chunk_order;
+	u16 *blk_count;
+	unsigned long nr_blks;
+	unsigned long complete_blocks;
 
 	/* Host-driven resizing; runs on system_freezable_wq. */
 	struct delayed_work size_work;
@@ -148,6 +165,7 @@ extern unsigned int gmb_param_batch_pages;
 extern unsigned int gmb_param_oom_pages;
 extern unsigned int gmb_param_report_order;
 extern int gmb_param_floor_mb;
+extern unsigned int gmb_param_chunk_order;
 
 static inline void gmb_count(struct gmb *vb, enum gmb_counter c, long n)
 {
@@ -174,6 +192,18 @@ void gmb_leak_all(struct gmb *vb);
 
 /* migrate.c */
 void gmb_migrate_init(struct gmb *vb);
+void gmb_migrate_tell_host(struct gmb *vb, struct page *newpage,
+			   struct page *page);
+
+/* chunk.c */
+int gmb_chunk_init(struct gmb *vb);
+void gmb_chunk_exit(struct gmb *vb);
+void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head);
+void gmb_chunk_enqueue(struct gmb *vb, struct page *page);
+struct page *gmb_chunk_dequeue(struct gmb *vb);
+void gmb_chunk_track(struct gmb *vb, struct page *page, int delta);
+unsigned long gmb_chunk_stray_pages(struct gmb *vb);
+void gmb_chunk_show_blocks(struct gmb *vb, struct seq_file *m);
 
 /* stats.c */
 void gmb_stats_request(struct virtqueue *vq);

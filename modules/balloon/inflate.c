@@ -71,23 +71,42 @@ void gmb_set_page_pfns(struct gmb *vb, __virtio32 pfns[], struct page *page)
 		pfns[i] = cpu_to_virtio32(vb->vdev, first + i);
 }
 
-static unsigned int gmb_batch(unsigned int num)
+static unsigned int gmb_batch(struct gmb *vb, unsigned int num)
 {
 	unsigned int batch = READ_ONCE(gmb_param_batch_pages);
+
+	/*
+	 * Chunk mode sends a whole block per buffer, and gives a complete
+	 * block back in one buffer too, so the host never sees half of one.
+	 */
+	if (vb->chunk_order)
+		batch = GMB_PFNS_MAX;
 
 	batch = clamp_t(unsigned int, batch, GMB_PAGES_PER_PAGE, GMB_PFNS_MAX);
 	return min(num, batch);
 }
 
-/* Hand a freshly allocated page to the balloon.  Called with balloon_lock. */
-static void gmb_enqueue(struct gmb *vb, struct page *page)
+/*
+ * Hand a freshly allocated page to the balloon.  @block: part of a whole
+ * block (chunk mode), which is kept behind the strays so that deflation
+ * reaches it last.  Called with balloon_lock.
+ */
+static void gmb_enqueue(struct gmb *vb, struct page *page, bool block)
 {
 	if (vb->movable) {
-		balloon_page_enqueue(&vb->b_dev_info, page);
+		if (vb->chunk_order)
+			gmb_chunk_enqueue(vb, page);
+		else
+			balloon_page_enqueue(&vb->b_dev_info, page);
 		return;
 	}
 	__SetPageOffline(page);
-	list_add(&page->lru, &vb->pinned_pages);
+	if (block)
+		list_add_tail(&page->lru, &vb->pinned_pages);
+	else
+		list_add(&page->lru, &vb->pinned_pages);
+	if (vb->chunk_order)
+		gmb_chunk_track(vb, page, 1);
 	count_vm_event(BALLOON_INFLATE);
 }
 
@@ -96,16 +115,75 @@ static struct page *gmb_dequeue(struct gmb *vb)
 {
 	struct page *page;
 
-	if (vb->movable)
+	if (vb->movable) {
+		if (vb->chunk_order)
+			return gmb_chunk_dequeue(vb);
 		return balloon_page_dequeue(&vb->b_dev_info);
+	}
 
 	page = list_first_entry_or_null(&vb->pinned_pages, struct page, lru);
 	if (!page)
 		return NULL;
 	list_del(&page->lru);
+	if (vb->chunk_order)
+		gmb_chunk_track(vb, page, -1);
 	__ClearPageOffline(page);
 	count_vm_event(BALLOON_DEFLATE);
 	return page;
+}
+
+/*
+ * Chunk mode: take one free, naturally aligned block of 1 << chunk_order
+ * pages and send all of it to the host in one buffer.
+ *
+ * The mask has no reclaim bits at all (as vmw_balloon's 2 MiB path): the
+ * balloon only takes blocks that are free already.  Reclaiming or
+ * compacting to make one would evict the guest's caches to give the host
+ * a huge page; when none is free we fall back to 4 KiB pages instead.
+ * init_on_alloc still zeroes the block, which is what makes the host
+ * back it just before discarding it (see notes, "init_on_alloc").
+ *
+ * Return: balloon pages added, 0 when no block was free.
+ */
+#define GMB_CHUNK_GFP	((GFP_HIGHUSER_MOVABLE & ~__GFP_RECLAIM) | \
+			 __GFP_NORETRY | __GFP_NOWARN | __GFP_NOMEMALLOC)
+
+static unsigned int gmb_fill_block(struct gmb *vb)
+{
+	unsigned int i, n = 1U << vb->chunk_order;
+	struct page *head, *page;
+
+	head = alloc_pages(GMB_CHUNK_GFP, vb->chunk_order);
+	if (!head) {
+		gmb_count(vb, GMB_C_CHUNK_FALLBACK, 1);
+		return 0;
+	}
+	/* n order-0 pages, each with its own reference: the balloon's. */
+	split_page(head, vb->chunk_order);
+
+	mutex_lock(&vb->balloon_lock);
+	if (vb->movable) {
+		gmb_chunk_enqueue_block(vb, head);
+	} else {
+		for (i = 0; i < n; i++)
+			gmb_enqueue(vb, nth_page(head, i), true);
+	}
+	for (i = 0; i < n; i++) {
+		page = nth_page(head, i);
+		gmb_set_page_pfns(vb, vb->pfns + i * GMB_PAGES_PER_PAGE, page);
+		if (vb->adjust_managed)
+			adjust_managed_page_count(page, -1);
+	}
+	vb->num_pfns = n * GMB_PAGES_PER_PAGE;
+	vb->num_pages += vb->num_pfns;
+	gmb_tell_host(vb, vb->inflate_vq);
+	gmb_count(vb, GMB_C_INFLATED, n);
+	gmb_count(vb, GMB_C_CHUNK_BLOCKS, 1);
+	trace_guestmm_balloon_inflate(vb->num_pfns, page_to_pfn(head),
+				      vb->num_pages, vb->target);
+	mutex_unlock(&vb->balloon_lock);
+
+	return n * GMB_PAGES_PER_PAGE;
 }
 
 /**
@@ -124,11 +202,17 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
 	LIST_HEAD(pages);
 
 	*out_of_puff = false;
-	num = gmb_floor_allow(vb, gmb_batch(num));
+	num = gmb_floor_allow(vb, gmb_batch(vb, num));
 	if (!num) {
 		/* At the floor: back off like a failed allocation. */
 		*out_of_puff = true;
 		return 0;
+	}
+
+	if (vb->chunk_order && num >= GMB_PAGES_PER_PAGE << vb->chunk_order) {
+		done = gmb_fill_block(vb);
+		if (done)
+			return done;
 	}
 
 	/* Allocate outside the lock: allocation may compact and migrate. */
@@ -150,7 +234,7 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
 	while ((page = balloon_page_pop(&pages))) {
 		if (!vb->num_pfns)
 			first_pfn = page_to_pfn(page);
-		gmb_enqueue(vb, page);
+		gmb_enqueue(vb, page, false);
 		gmb_set_page_pfns(vb, vb->pfns + vb->num_pfns, page);
 		vb->num_pfns += GMB_PAGES_PER_PAGE;
 		vb->num_pages += GMB_PAGES_PER_PAGE;
@@ -188,7 +272,7 @@ unsigned int gmb_leak(struct gmb *vb, unsigned int num)
 	LIST_HEAD(pages);
 
 	mutex_lock(&vb->balloon_lock);
-	num = gmb_batch(min(num, vb->num_pages));
+	num = gmb_batch(vb, min(num, vb->num_pages));
 	for (vb->num_pfns = 0; vb->num_pfns < num;
 	     vb->num_pfns += GMB_PAGES_PER_PAGE) {
 		page = gmb_dequeue(vb);

@@ -36,6 +36,7 @@ unsigned int gmb_param_batch_pages = GMB_PFNS_DEFAULT;
 unsigned int gmb_param_oom_pages = GMB_OOM_PAGES_DEFAULT;
 unsigned int gmb_param_report_order;
 int gmb_param_floor_mb = GMB_FLOOR_AUTO;
+unsigned int gmb_param_chunk_order;
 
 static int gmb_param_set_bool(const char *val, const struct kernel_param *kp)
 {
@@ -125,6 +126,31 @@ static const struct kernel_param_ops gmb_floor_ops = {
 	.get = param_get_int,
 };
 
+/*
+ * chunk_order: 0, or pageblock_order (9 on x86: 2 MiB, the host's THP and
+ * hugetlbfs size).  Other orders buy nothing: smaller blocks free no host
+ * huge page, and larger ones would not fit one 512-PFN buffer.
+ */
+static int gmb_param_set_chunk(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (!val || kstrtouint(val, 0, &v) ||
+	    (v && (v != pageblock_order ||
+		   (GMB_PAGES_PER_PAGE << v) > GMB_PFNS_MAX))) {
+		pr_err("invalid value '%s' for parameter '%s': expected 0 or %u (pageblock_order)\n",
+		       val ? val : "", kp->name, (unsigned int)pageblock_order);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops gmb_chunk_ops = {
+	.set = gmb_param_set_chunk,
+	.get = param_get_uint,
+};
+
 module_param_cb(movable, &gmb_bool_ops, &gmb_param_movable, 0444);
 MODULE_PARM_DESC(movable,
 		 "Balloon pages can be migrated by compaction (1, default) or are pinned (0, pre-3.8 behaviour). Read at probe.");
@@ -138,6 +164,9 @@ module_param_cb(report_order, &gmb_order_ops, &gmb_param_report_order, 0444);
 module_param_cb(floor_mb, &gmb_floor_ops, &gmb_param_floor_mb, 0644);
 MODULE_PARM_DESC(floor_mb,
 		 "Never inflate below this much guest memory in MiB (-1 = automatic, default; 0 = no floor)");
+module_param_cb(chunk_order, &gmb_chunk_ops, &gmb_param_chunk_order, 0444);
+MODULE_PARM_DESC(chunk_order,
+		 "Inflate whole aligned blocks of this order (0 = 4 KiB pages only, default; or pageblock_order, 2 MiB on x86). Read at probe.");
 MODULE_PARM_DESC(report_order,
 		 "Free page reporting order (0 = kernel default, pageblock_order). Read at probe.");
 
@@ -372,6 +401,7 @@ static int gmb_probe(struct virtio_device *vdev)
 	vb->vdev = vdev;
 	vb->movable = READ_ONCE(gmb_param_movable);
 	vb->adjust_managed = !gmb_has(vb, VIRTIO_BALLOON_F_DEFLATE_ON_OOM);
+	vb->chunk_order = READ_ONCE(gmb_param_chunk_order);
 	INIT_DELAYED_WORK(&vb->size_work, gmb_size_work);
 	INIT_WORK(&vb->stats_work, gmb_stats_work);
 	spin_lock_init(&vb->stop_update_lock);
@@ -379,6 +409,10 @@ static int gmb_probe(struct virtio_device *vdev)
 	mutex_init(&vb->balloon_lock);
 	balloon_devinfo_init(&vb->b_dev_info);
 	INIT_LIST_HEAD(&vb->pinned_pages);
+
+	err = gmb_chunk_init(vb);
+	if (err)
+		goto out_free;
 
 	err = gmb_init_vqs(vb);
 	if (err)
@@ -401,8 +435,9 @@ static int gmb_probe(struct virtio_device *vdev)
 	virtio_device_ready(vdev);
 
 	dev_info(&vdev->dev,
-		 "guestmm_balloon bound: features 0x%llx movable=%d adjust_managed=%d\n",
-		 vdev->features, vb->movable, vb->adjust_managed);
+		 "guestmm_balloon bound: features 0x%llx movable=%d adjust_managed=%d chunk_order=%u\n",
+		 vdev->features, vb->movable, vb->adjust_managed,
+		 vb->chunk_order);
 
 	if (gmb_towards_target(vb))
 		gmb_config_changed(vdev);
@@ -414,6 +449,7 @@ out_del_vqs:
 	virtio_reset_device(vdev);
 	vdev->config->del_vqs(vdev);
 out_free:
+	gmb_chunk_exit(vb);
 	kfree(vb);
 	vdev->priv = NULL;
 out_unbind:
@@ -455,6 +491,7 @@ static void gmb_remove(struct virtio_device *vdev)
 	gmb_remove_common(vb);
 	dev_info(&vdev->dev, "unbound; returned %u balloon pages\n", had);
 
+	gmb_chunk_exit(vb);
 	kfree(vb);
 	atomic_set(&gmb_bound, 0);
 }

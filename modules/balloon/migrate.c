@@ -19,6 +19,29 @@
 #include "guestmm_balloon.h"
 #include "trace.h"
 
+/*
+ * Tell the host that @newpage replaces @page in the balloon, and move the
+ * managed-page adjustment.  Called with balloon_lock, both pages locked.
+ */
+void gmb_migrate_tell_host(struct gmb *vb, struct page *newpage,
+			   struct page *page)
+{
+	/* Host first takes the new frame, then gives back the old one. */
+	vb->num_pfns = GMB_PAGES_PER_PAGE;
+	gmb_set_page_pfns(vb, vb->pfns, newpage);
+	gmb_tell_host(vb, vb->inflate_vq);
+
+	vb->num_pfns = GMB_PAGES_PER_PAGE;
+	gmb_set_page_pfns(vb, vb->pfns, page);
+	gmb_tell_host(vb, vb->deflate_vq);
+
+	/* Managed pages are per zone: move the adjustment along. */
+	if (vb->adjust_managed && page_zone(page) != page_zone(newpage)) {
+		adjust_managed_page_count(page, 1);
+		adjust_managed_page_count(newpage, -1);
+	}
+}
+
 #ifdef CONFIG_BALLOON_COMPACTION
 static int gmb_migratepage(struct balloon_dev_info *info,
 			   struct page *newpage, struct page *page,
@@ -39,21 +62,7 @@ static int gmb_migratepage(struct balloon_dev_info *info,
 	}
 
 	get_page(newpage);	/* the balloon's reference */
-
-	/* Host first takes the new frame, then gives back the old one. */
-	vb->num_pfns = GMB_PAGES_PER_PAGE;
-	gmb_set_page_pfns(vb, vb->pfns, newpage);
-	gmb_tell_host(vb, vb->inflate_vq);
-
-	vb->num_pfns = GMB_PAGES_PER_PAGE;
-	gmb_set_page_pfns(vb, vb->pfns, page);
-	gmb_tell_host(vb, vb->deflate_vq);
-
-	/* Managed pages are per zone: move the adjustment along. */
-	if (vb->adjust_managed && page_zone(page) != page_zone(newpage)) {
-		adjust_managed_page_count(page, 1);
-		adjust_managed_page_count(newpage, -1);
-	}
+	gmb_migrate_tell_host(vb, newpage, page);
 
 	spin_lock_irqsave(&info->pages_lock, flags);
 	balloon_page_insert(info, newpage);
@@ -77,7 +86,8 @@ static int gmb_migratepage(struct balloon_dev_info *info,
 void gmb_migrate_init(struct gmb *vb)
 {
 #ifdef CONFIG_BALLOON_COMPACTION
-	if (vb->movable)
+	/* chunk_order > 0 installs its own movable_operations (chunk.c). */
+	if (vb->movable && !vb->chunk_order)
 		vb->b_dev_info.migratepage = gmb_migratepage;
 #endif
 }

@@ -16,6 +16,11 @@ BAD = [
     ("floor_mb", "-2"),
     ("floor_mb", "16777217"),
     ("floor_mb", "lots"),
+    ("chunk_order", "1"),
+    ("chunk_order", "8"),
+    ("chunk_order", "10"),
+    ("chunk_order", "-1"),
+    ("chunk_order", "huge"),
 ]
 
 
@@ -34,10 +39,11 @@ def run(g):
 
     # Good values load, show up in sysfs, and bad runtime writes bounce.
     g.sh("insmod %s movable=0 batch_pages=512 oom_pages=1024 "
-         "report_order=9" % ko)
+         "report_order=9 chunk_order=9" % ko)
     p = "/sys/module/guestmm_balloon/parameters"
     assert g.sh("cat %s/movable %s/batch_pages %s/oom_pages %s/report_order"
-                % (p, p, p, p)).split() == ["N", "512", "1024", "9"]
+                " %s/chunk_order" % (p, p, p, p, p)).split() == \
+        ["N", "512", "1024", "9", "9"]
     g.sh("echo 1000 > %s/batch_pages" % p, check=False)
     assert g.last_rc != 0
     assert g.sh("cat %s/batch_pages" % p).strip() == "512"
@@ -48,5 +54,8 @@ def run(g):
     assert g.sh("cat %s/batch_pages" % p).strip() == "64"
     # movable is fixed after load.
     g.sh("echo 1 > %s/movable" % p, check=False)
+    assert g.last_rc != 0
+    # So is chunk_order (read at probe).
+    g.sh("echo 0 > %s/chunk_order" % p, check=False)
     assert g.last_rc != 0
     g.sh("rmmod guestmm_balloon")

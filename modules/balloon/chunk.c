@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * 2 MiB chunks (chunk_order=9 on x86): whole aligned blocks in the balloon,
+ * and a migration policy that keeps them whole.
+ *
+ * Why: QEMU backs guest RAM with anonymous memory, which the host maps
+ * with transparent huge pages, or with hugetlbfs.  Stock ballooning takes
+ * 4 KiB pages wherever the buddy allocator has them, typically the holes
+ * of otherwise used blocks, so each discarded page splits a host huge page
+ * and frees 4 KiB of it.  A guest block of 2 MiB that is ballooned as a
+ * whole frees the host's whole huge page.  QEMU 7.2 discards a huge
+ * hugetlbfs page only when all of its sub-pages arrive in one virtqueue
+ * element, so each block goes to the host in one 512-PFN buffer.
+ *
+ * A block is allocated as order chunk_order, split into 4 KiB pages that
+ * are all balloon pages, so the rest of the driver (and the host protocol)
+ * still deals in 4 KiB pages.  blk_count[] counts balloon pages per block,
+ * whichever way they got there: a block whose 512 frames are all in the
+ * balloon is "complete", even if it was assembled from 4 KiB pages.
+ *
+ * Migration policy: with movable=1 the pages carry our own
+ * movable_operations instead of the balloon core's balloon_mops, because
+ * only isolate_page can say no.  It refuses pages of complete blocks:
+ * moving one empties a single 4 KiB frame inside a block the guest cannot
+ * use anyway, and makes the host fault in a 4 KiB page there (splitting
+ * nothing it gains) while discarding one elsewhere.  Stray pages (those
+ * of incomplete blocks) stay movable, exactly as with balloon_mops.  The
+ * refusal also covers alloc_contig_range() and memory offlining, which use
+ * the same isolate call with no way to tell them apart from compaction
+ * (both pass ISOLATE_UNEVICTABLE); deflate first to offline such memory.
+ *
+ * Lists: b_dev_info.pages holds all non-isolated pages.  Strays go to the
+ * head, blocks to the tail, and deflation takes from the head, so strays
+ * go back before any complete block is broken.
+ *
+ * Because page->mapping points at gmb_chunk_mops in this module's text,
+ * every page must have left the balloon (num_pages == 0, isolated_pages ==
+ * 0) before the module can go: gmb_leak_all() in remove waits for exactly
+ * that.
+ */
+#include <linux/balloon_compaction.h>
+#include <linux/migrate.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/vmstat.h>
+
+#include "guestmm_balloon.h"
+#include "trace.h"
+
+static inline unsigned int gmb_blk_pages(struct gmb *vb)
+{
+	return 1U << vb->chunk_order;
+}
+
+/* Adjust a block's balloon page count.  Caller holds pages_lock. */
+static void __gmb_chunk_track(struct gmb *vb, struct page *page, int delta)
+{
+	unsigned long i = page_to_pfn(page) >> vb->chunk_order;
+	unsigned int full = gmb_blk_pages(vb);
+
+	/* Memory hot-added after probe is not tracked: its pages stay strays. */
+	if (i >= vb->nr_blks)
+		return;
+	if (vb->blk_count[i] == full)
+		vb->complete_blocks--;
+	vb->blk_count[i] += delta;
+	if (vb->blk_count[i] == full)
+		vb->complete_blocks++;
+}
+
+/* Caller holds pages_lock. */
+static bool gmb_in_complete_block(struct gmb *vb, struct page *page)
+{
+	unsigned long i = page_to_pfn(page) >> vb->chunk_order;
+
+	return i < vb->nr_blks && vb->blk_count[i] == gmb_blk_pages(vb);
+}
+
+/* For movable=0, whose pages live on pinned_pages. */
+void gmb_chunk_track(struct gmb *vb, struct page *page, int delta)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
+	__gmb_chunk_track(vb, page, delta);
+	spin_unlock_irqrestore(&vb->b_dev_info.pages_lock, flags);
+}
+
+unsigned long gmb_chunk_stray_pages(struct gmb *vb)
+{
+	unsigned long held = READ_ONCE(vb->num_pages) / GMB_PAGES_PER_PAGE;
+	unsigned long in_blocks = READ_ONCE(vb->complete_blocks) <<
+				  vb->chunk_order;
+
+	return held > in_blocks ? held - in_blocks : 0;
+}
+
+/* debugfs "blocks": the first pfn of every complete block, one per line. */
+void gmb_chunk_show_blocks(struct gmb *vb, struct seq_file *m)
+{
+	unsigned int full = gmb_blk_pages(vb);
+	unsigned long i, flags;
+
+	for (i = 0; i < vb->nr_blks; i++) {
+		bool complete;
+
+		spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
+		complete = vb->blk_count[i] == full;
+		spin_unlock_irqrestore(&vb->b_dev_info.pages_lock, flags);
+		if (complete)
+			seq_printf(m, "0x%lx\n", i << vb->chunk_order);
+	}
+}
+
+static const struct movable_operations gmb_chunk_mops;
+
+/* Make @page a movable balloon page.  Page locked, pages_lock held. */
+static void gmb_chunk_insert(struct gmb *vb, struct page *page, bool tail)
+{
+	struct balloon_dev_info *b = &vb->b_dev_info;
+
+	__SetPageOffline(page);
+	__SetPageMovable(page, &gmb_chunk_mops);
+	set_page_private(page, (unsigned long)b);
+	if (tail)
+		list_add_tail(&page->lru, &b->pages);
+	else
+		list_add(&page->lru, &b->pages);
+	__gmb_chunk_track(vb, page, 1);
+}
+
+/* A stray 4 KiB page enters the balloon.  Called with balloon_lock. */
+void gmb_chunk_enqueue(struct gmb *vb, struct page *page)
+{
+	unsigned long flags;
+
+	/* Freshly allocated and ours alone: this does not sleep. */
+	lock_page(page);
+	spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
+	gmb_chunk_insert(vb, page, false);
+	__count_vm_event(BALLOON_INFLATE);
+	spin_unlock_irqrestore(&vb->b_dev_info.pages_lock, flags);
+	unlock_page(page);
+}
+
+/*
+ * A whole split block enters the balloon.  All its pages are locked
+ * before the first one becomes movable, so compaction cannot isolate a
+ * page while the block is still incomplete and then migrate it out.
+ * Called with balloon_lock.
+ */
+void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head)
+{
+	unsigned int i, n = gmb_blk_pages(vb);
+	unsigned long flags;
+
+	for (i = 0; i < n; i++)
+		lock_page(nth_page(head, i));
+	spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
+	for (i = 0; i < n; i++)
+		gmb_chunk_insert(vb, nth_page(head, i), true);
+	__count_vm_events(BALLOON_INFLATE, n);
+	spin_unlock_irqrestore(&vb->b_dev_info.pages_lock, flags);
+	for (i = 0; i < n; i++)
+		unlock_page(nth_page(head, i));
+}
+
+/*
+ * Take one page out of the balloon, strays first (they sit at the head).
+ * Returns NULL if every remaining page is isolated or locked right now.
+ * Called with balloon_lock.
+ */
+struct page *gmb_chunk_dequeue(struct gmb *vb)
+{
+	struct balloon_dev_info *b = &vb->b_dev_info;
+	struct page *page, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&b->pages_lock, flags);
+	list_for_each_entry(page, &b->pages, lru) {
+		/* Locked: compaction is looking at it; take another. */
+		if (!trylock_page(page))
+			continue;
+		if (gmb_in_complete_block(vb, page))
+			gmb_count(vb, GMB_C_CHUNK_BROKEN, 1);
+		list_del(&page->lru);
+		__gmb_chunk_track(vb, page, -1);
+		balloon_page_finalize(page);
+		__count_vm_event(BALLOON_DEFLATE);
+		unlock_page(page);
+		found = page;
+		break;
+	}
+	spin_unlock_irqrestore(&b->pages_lock, flags);
+	return found;
+}
+
+static struct gmb *gmb_of_page(struct page *page)
+{
+	return container_of(balloon_page_device(page), struct gmb, b_dev_info);
+}
+
+/* Compaction wants the page: refuse pages of complete blocks. */
+static bool gmb_chunk_isolate(struct page *page, isolate_mode_t mode)
+{
+	struct gmb *vb = gmb_of_page(page);
+	struct balloon_dev_info *b = &vb->b_dev_info;
+	unsigned long flags;
+
+	spin_lock_irqsave(&b->pages_lock, flags);
+	if (gmb_in_complete_block(vb, page)) {
+		spin_unlock_irqrestore(&b->pages_lock, flags);
+		gmb_count(vb, GMB_C_MIGRATE_REFUSED, 1);
+		return false;
+	}
+	list_del(&page->lru);
+	b->isolated_pages++;
+	spin_unlock_irqrestore(&b->pages_lock, flags);
+	return true;
+}
+
+/* Migration failed or was abandoned: the page is a stray again. */
+static void gmb_chunk_putback(struct page *page)
+{
+	struct gmb *vb = gmb_of_page(page);
+	struct balloon_dev_info *b = &vb->b_dev_info;
+	unsigned long flags;
+
+	spin_lock_irqsave(&b->pages_lock, flags);
+	list_add(&page->lru, &b->pages);
+	b->isolated_pages--;
+	spin_unlock_irqrestore(&b->pages_lock, flags);
+}
+
+/*
+ * Same protocol as gmb_migratepage() (migrate.c), but the new page gets
+ * our movable_operations and the block counts move with the page.  A
+ * stray that lands in a nearly full block may complete it.
+ */
+static int gmb_chunk_migrate(struct page *newpage, struct page *page,
+			     enum migrate_mode mode)
+{
+	struct gmb *vb = gmb_of_page(page);
+	struct balloon_dev_info *b = &vb->b_dev_info;
+	unsigned long flags;
+
+	/* As the balloon core: no copy-less migration of balloon pages. */
+	if (gmm_migrate_no_copy(mode))
+		return -EINVAL;
+
+	if (!mutex_trylock(&vb->balloon_lock)) {
+		gmb_count(vb, GMB_C_MIGRATE_BUSY, 1);
+		trace_guestmm_balloon_migrate(page_to_pfn(page),
+					      page_to_pfn(newpage), -EAGAIN);
+		return -EAGAIN;
+	}
+
+	get_page(newpage);	/* the balloon's reference */
+	gmb_migrate_tell_host(vb, newpage, page);
+
+	spin_lock_irqsave(&b->pages_lock, flags);
+	gmb_chunk_insert(vb, newpage, false);
+	__count_vm_event(BALLOON_MIGRATE);
+	__gmb_chunk_track(vb, page, -1);
+	b->isolated_pages--;
+	spin_unlock_irqrestore(&b->pages_lock, flags);
+
+	mutex_unlock(&vb->balloon_lock);
+
+	balloon_page_finalize(page);
+	put_page(page);
+
+	gmb_count(vb, GMB_C_MIGRATED, 1);
+	trace_guestmm_balloon_migrate(page_to_pfn(page), page_to_pfn(newpage),
+				      0);
+	return MIGRATEPAGE_SUCCESS;
+}
+
+static const struct movable_operations gmb_chunk_mops = {
+	.isolate_page	= gmb_chunk_isolate,
+	.migrate_page	= gmb_chunk_migrate,
+	.putback_page	= gmb_chunk_putback,
+};
+
+int gmb_chunk_init(struct gmb *vb)
+{
+	unsigned long end = 0;
+	int nid;
+
+	if (!vb->chunk_order)
+		return 0;
+	for_each_online_node(nid)
+		end = max(end, pgdat_end_pfn(NODE_DATA(nid)));
+	vb->nr_blks = DIV_ROUND_UP(end, gmb_blk_pages(vb));
+	vb->blk_count = kvcalloc(vb->nr_blks, sizeof(*vb->blk_count),
+				 GFP_KERNEL);
+	if (!vb->blk_count)
+		return -ENOMEM;
+	return 0;
+}
+
+void gmb_chunk_exit(struct gmb *vb)
+{
+	kvfree(vb->blk_count);
+	vb->blk_count = NULL;
+	vb->nr_blks = 0;
+}

@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0
+"""guestmm_balloon chunk_order=9 falls back to 4 KiB pages when no 2 MiB block is free, deflates strays before breaking blocks, and compact_memory migrates strays but never a page of a complete block."""
+import re
+
+import workloads
+
+GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
+TIMEOUT = 1500
+
+MIB = 1 << 20
+DBG = "/sys/kernel/debug/guestmm_balloon"
+T = "/sys/kernel/tracing"
+INFLATE_MIB = 384
+FRAG_MIB = 600
+STRAY_DEFLATE = 16 * 256        # pages deflated to check strays go first
+
+
+def state(g):
+    res = {}
+    for line in g.sh("cat %s/state" % DBG).splitlines():
+        k, _, v = line.partition(" ")
+        res[k] = int(v, 0)
+    return res
+
+
+def blocks(g):
+    return {int(x, 16) for x in g.sh("cat %s/blocks" % DBG).split()}
+
+
+def run(g):
+    ram = g.mem * MIB
+    g.sh("modprobe guestmm_balloon chunk_order=9")
+    boot_total = g.meminfo()["MemTotal"]
+    vm0 = g.vmstat()
+
+    # frag leaves ~300 MiB of 4 KiB holes; fewer free 2 MiB blocks remain
+    # than the balloon wants, so it must fall back to the holes.
+    target = workloads.scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
+    st = state(g)
+    print("KEY balloon_chunk_compaction after_inflate complete_blocks=%d "
+          "stray_pages=%d chunk_fallback=%d chunk_blocks_inflated=%d" %
+          (st["complete_blocks"], st["stray_pages"], st["chunk_fallback"],
+           st["chunk_blocks_inflated"]))
+    assert st["num_pages"] == INFLATE_MIB * 256, st
+    assert st["complete_blocks"] >= 32, st
+    assert st["chunk_fallback"] > 0, st
+    assert st["stray_pages"] >= 2 * STRAY_DEFLATE, st
+    assert st["stray_pages"] + 512 * st["complete_blocks"] == \
+        st["num_pages"], st
+
+    # Deflating strays first: no complete block is broken.
+    b0 = blocks(g)
+    assert len(b0) == st["complete_blocks"]
+    target += STRAY_DEFLATE * 4096
+    g.balloon(target)
+    g.wait_balloon(target, timeout=120)
+    st1 = state(g)
+    assert st1["chunk_blocks_broken"] == 0, st1
+    assert blocks(g) == b0
+    assert st1["stray_pages"] == st["stray_pages"] - STRAY_DEFLATE, st1
+
+    # Compaction: trace every migration and check where each came from.
+    g.sh("echo 16384 > %s/buffer_size_kb; echo > %s/trace; echo 1 > "
+         "%s/events/guestmm_balloon/guestmm_balloon_migrate/enable"
+         % (T, T, T))
+    d = workloads.compact(g)
+    d2 = workloads.compact(g)
+    g.sh("echo 0 > %s/events/guestmm_balloon/guestmm_balloon_migrate/enable"
+         % T)
+    moved = [int(p, 16) for p in re.findall(
+        r"guestmm_balloon_migrate: old_pfn=0x([0-9a-f]+) "
+        r"new_pfn=0x[0-9a-f]+ ret=0", g.sh("cat %s/trace" % T))]
+    lost = g.sh("cat %s/per_cpu/cpu*/stats | grep overrun" % T)
+    st2 = state(g)
+    migrated = d["balloon_migrate"] + d2["balloon_migrate"]
+    b2 = blocks(g)
+    print("KEY balloon_chunk_compaction balloon_migrate=%d traced=%d "
+          "migrate_refused=%d complete_before=%d complete_after=%d "
+          "free_2m_before=%d free_2m_after=%d" %
+          (migrated, len(moved), st2["migrate_refused"] -
+           st1["migrate_refused"], len(b0), len(b2), d["free_2m_before"],
+           d2["free_2m_after"]))
+    assert migrated >= 1000, "strays were not migrated: %d" % migrated
+    assert st2["migrate_refused"] > st1["migrate_refused"], st2
+    # "overrun: N" and "commit overrun: N": no event may have been lost.
+    assert all(n == "0" for n in re.findall(r"overrun: (\d+)", lost)), lost
+    assert len(moved) == migrated, (len(moved), migrated)
+    from_blocks = [p for p in moved if (p & ~511) in b0]
+    assert not from_blocks, "pages of complete blocks migrated: %s" % \
+        from_blocks[:8]
+    # Complete blocks stay complete (a stray moved in may complete more).
+    assert b0 <= b2, sorted(b0 - b2)[:8]
+    assert g.query_balloon() == target
+    assert st2["num_pages"] == st1["num_pages"], st2
+
+    # Everything comes back exactly, wherever the strays went.
+    g.sh("rmmod guestmm_balloon")
+    assert g.meminfo()["MemTotal"] == boot_total
+    assert g.query_balloon() == ram
+    vm1 = g.vmstat()
+    assert vm1["balloon_inflate"] - vm0["balloon_inflate"] == \
+        vm1["balloon_deflate"] - vm0["balloon_deflate"]
