@@ -130,3 +130,11 @@ dkms-remove:
 # (cached in $(GUESTMM_CACHE)/rootfs/); KERNEL=6.12 for the backports kernel.
 rootfs:
 	@scripts/rootfs/build.sh --kernel $(or $(KERNEL),6.1)
+
+# ---- soak (issue 9): the reliability cases at full length ------------------
+# GUESTMM_SOAK=1: 100 module cycles, a 10-minute QMP storm (docs/reliability.md).
+.PHONY: soak
+
+soak: deps
+	@$(MAKE) --no-print-directory guest KERNEL=$(or $(KERNEL),6.1)
+	@GUESTMM_SOAK=1 tests/run --kernel $(or $(KERNEL),6.1) -k rel_

@@ -58,7 +58,50 @@ struct gmm_klp_tunables gmm_klp_tun = {
 	.balloon_cost = 4,
 };
 
-module_param_named(fast_search, gmm_klp_tun.fast_search, bool, 0644);
+/*
+ * Only the exact spellings below count, with an optional trailing newline
+ * from echo; anything else is refused with a message naming the parameter.
+ */
+int gmm_klp_parse_bool(const char *val, const char *name, bool *res)
+{
+	static const char * const yes[] = { "1", "y", "Y", "on" };
+	static const char * const no[] = { "0", "n", "N", "off" };
+	size_t len = strcspn(val, "\n");
+	int i;
+
+	if (val[len] == '\n' && val[len + 1])
+		len = 0;	/* text after the newline: refuse */
+	for (i = 0; len && i < ARRAY_SIZE(yes); i++) {
+		if (strlen(yes[i]) == len && !strncmp(val, yes[i], len)) {
+			*res = true;
+			return 0;
+		}
+		if (strlen(no[i]) == len && !strncmp(val, no[i], len)) {
+			*res = false;
+			return 0;
+		}
+	}
+	pr_err("%s: invalid value '%.*s' (allowed 0/1, n/y, N/Y, off/on)\n",
+	       name, (int)strcspn(val, "\n"), val);
+	return -EINVAL;
+}
+
+static int gmm_bool_set(const char *val, const struct kernel_param *kp)
+{
+	bool v;
+
+	if (gmm_klp_parse_bool(val, kp->name, &v))
+		return -EINVAL;
+	WRITE_ONCE(*(bool *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops gmm_bool_ops = {
+	.set = gmm_bool_set,
+	.get = param_get_bool,
+};
+
+module_param_cb(fast_search, &gmm_bool_ops, &gmm_klp_tun.fast_search, 0644);
 MODULE_PARM_DESC(fast_search,
 		 "search the free lists for a migration source first (default Y)");
 

@@ -502,11 +502,8 @@ static int gmm_um_control_set(const char *val, const struct kernel_param *kp)
 	bool on;
 	int ret = 0;
 
-	if (kstrtobool(val, &on)) {
-		pr_err("%s: invalid value '%.*s' (allowed 0/1, n/y, off/on)\n",
-		       kp->name, (int)strcspn(val, "\n"), val);
+	if (gmm_klp_parse_bool(val, kp->name, &on))
 		return -EINVAL;
-	}
 	mutex_lock(&gmm_um_lock);
 	if (!gmm_um_ready)
 		gmm_um_want = on;	/* at load: gmm_um_init() applies it */

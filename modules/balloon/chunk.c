@@ -250,15 +250,8 @@ static int gmb_chunk_migrate(struct page *newpage, struct page *page,
 	if (gmm_migrate_no_copy(mode))
 		return -EINVAL;
 
-	if (!mutex_trylock(&vb->balloon_lock)) {
-		gmb_count(vb, GMB_C_MIGRATE_BUSY, 1);
-		trace_guestmm_balloon_migrate(page_to_pfn(page),
-					      page_to_pfn(newpage), -EAGAIN);
+	if (gmb_migrate_begin(vb, newpage, page))
 		return -EAGAIN;
-	}
-
-	get_page(newpage);	/* the balloon's reference */
-	gmb_migrate_tell_host(vb, newpage, page);
 
 	spin_lock_irqsave(&b->pages_lock, flags);
 	gmb_chunk_insert(vb, newpage, false);

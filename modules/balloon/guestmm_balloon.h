@@ -192,8 +192,7 @@ void gmb_leak_all(struct gmb *vb);
 
 /* migrate.c */
 void gmb_migrate_init(struct gmb *vb);
-void gmb_migrate_tell_host(struct gmb *vb, struct page *newpage,
-			   struct page *page);
+int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page);
 
 /* chunk.c */
 int gmb_chunk_init(struct gmb *vb);

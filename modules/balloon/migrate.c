@@ -20,12 +20,25 @@
 #include "trace.h"
 
 /*
- * Tell the host that @newpage replaces @page in the balloon, and move the
- * managed-page adjustment.  Called with balloon_lock, both pages locked.
+ * First half of every balloon page migration: take balloon_lock, take the
+ * balloon's reference on @newpage and tell the host that @newpage replaces
+ * @page, moving the managed-page adjustment along.  Both pages are locked
+ * by the migration core.  Returns -EAGAIN, without the lock, when fill or
+ * leak holds it: they may be what triggered this compaction, so we never
+ * wait, and the migration core retries later.  On success the caller
+ * inserts @newpage and drops balloon_lock.
  */
-void gmb_migrate_tell_host(struct gmb *vb, struct page *newpage,
-			   struct page *page)
+int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page)
 {
+	if (!mutex_trylock(&vb->balloon_lock)) {
+		gmb_count(vb, GMB_C_MIGRATE_BUSY, 1);
+		trace_guestmm_balloon_migrate(page_to_pfn(page),
+					      page_to_pfn(newpage), -EAGAIN);
+		return -EAGAIN;
+	}
+
+	get_page(newpage);	/* the balloon's reference */
+
 	/* Host first takes the new frame, then gives back the old one. */
 	vb->num_pfns = GMB_PAGES_PER_PAGE;
 	gmb_set_page_pfns(vb, vb->pfns, newpage);
@@ -40,6 +53,7 @@ void gmb_migrate_tell_host(struct gmb *vb, struct page *newpage,
 		adjust_managed_page_count(page, 1);
 		adjust_managed_page_count(newpage, -1);
 	}
+	return 0;
 }
 
 #ifdef CONFIG_BALLOON_COMPACTION
@@ -50,19 +64,8 @@ static int gmb_migratepage(struct balloon_dev_info *info,
 	struct gmb *vb = container_of(info, struct gmb, b_dev_info);
 	unsigned long flags;
 
-	/*
-	 * Never wait for fill/leak here: they may be the ones that triggered
-	 * this compaction.  The migration core retries -EAGAIN later.
-	 */
-	if (!mutex_trylock(&vb->balloon_lock)) {
-		gmb_count(vb, GMB_C_MIGRATE_BUSY, 1);
-		trace_guestmm_balloon_migrate(page_to_pfn(page),
-					      page_to_pfn(newpage), -EAGAIN);
+	if (gmb_migrate_begin(vb, newpage, page))
 		return -EAGAIN;
-	}
-
-	get_page(newpage);	/* the balloon's reference */
-	gmb_migrate_tell_host(vb, newpage, page);
 
 	spin_lock_irqsave(&info->pages_lock, flags);
 	balloon_page_insert(info, newpage);

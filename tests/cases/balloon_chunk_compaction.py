@@ -1,26 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """guestmm_balloon chunk_order=9 falls back to 4 KiB pages when no 2 MiB block is free, deflates strays before breaking blocks, and compact_memory migrates strays but never a page of a complete block."""
 import re
+from balloonlib import DBG, MIB, state
 
 import workloads
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 TIMEOUT = 1500
 
-MIB = 1 << 20
-DBG = "/sys/kernel/debug/guestmm_balloon"
 T = "/sys/kernel/tracing"
 INFLATE_MIB = 384
 FRAG_MIB = 600
 STRAY_DEFLATE = 16 * 256        # pages deflated to check strays go first
-
-
-def state(g):
-    res = {}
-    for line in g.sh("cat %s/state" % DBG).splitlines():
-        k, _, v = line.partition(" ")
-        res[k] = int(v, 0)
-    return res
 
 
 def blocks(g):

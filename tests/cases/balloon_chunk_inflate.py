@@ -2,23 +2,14 @@
 """guestmm_balloon chunk_order=9 inflates whole aligned 2 MiB blocks, one 512-PFN buffer each, and frees whole host huge pages where chunk_order=0 splits them; rmmod with blocks inflated gives everything back."""
 import re
 import time
+from balloonlib import DBG, MIB, state
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 TIMEOUT = 1500
 
-MIB = 1 << 20
-DBG = "/sys/kernel/debug/guestmm_balloon"
 T = "/sys/kernel/tracing"
 INFLATE_MIB = 128
 HOLD_MIB = 500
-
-
-def state(g):
-    res = {}
-    for line in g.sh("cat %s/state" % DBG).splitlines():
-        k, _, v = line.partition(" ")
-        res[k] = int(v, 0)
-    return res
 
 
 def host_thp_mode():

@@ -1,28 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """guestmm_balloon movable=1: balloon pages inflated into fragmented memory are migrated by compact_memory; host size unchanged; debugfs agrees with vmstat."""
+from workloads import free_huge_blocks
+from balloonlib import MIB, state
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 MOVABLE = 1
-
-MIB = 1 << 20
-DBG = "/sys/kernel/debug/guestmm_balloon"
-
-
-def state(g):
-    res = {}
-    for line in g.sh("cat %s/state" % DBG).splitlines():
-        k, _, v = line.partition(" ")
-        res[k] = int(v, 0)
-    return res
-
-
-def free_huge_blocks(g):
-    """Free blocks of order >= 9 (2 MiB) summed over zones."""
-    n = 0
-    for line in g.sh("cat /proc/buddyinfo").splitlines():
-        counts = [int(x) for x in line.split()[4:]]
-        n += sum(c << (o - 9) for o, c in enumerate(counts) if o >= 9)
-    return n
 
 
 def fragment_and_compact(g, movable):

@@ -1,20 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """guestmm_balloon free page hinting: during a live migration the driver hands free 4 MiB blocks to the host and takes every one back at DONE."""
 import time
+from balloonlib import state
 
 # No balloon at boot: free-page-hint needs an iothread object, so the
 # device is hot-plugged over QMP together with one.
 GUEST = dict(mem=1024, smp=2, balloon=None, mods=[])
-
-DBG = "/sys/kernel/debug/guestmm_balloon"
-
-
-def state(g):
-    res = {}
-    for line in g.sh("cat %s/state" % DBG).splitlines():
-        k, _, v = line.partition(" ")
-        res[k] = int(v, 0)
-    return res
 
 
 def run(g):

@@ -1,18 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """guestmm_balloon: inflate/deflate to exact QMP targets; query-balloon, MemTotal, vmstat and debugfs follow; a target changed mid-inflation is honoured."""
+from balloonlib import MIB, state
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
-
-MIB = 1 << 20
-DBG = "/sys/kernel/debug/guestmm_balloon"
-
-
-def state(g):
-    res = {}
-    for line in g.sh("cat %s/state" % DBG).splitlines():
-        k, _, v = line.partition(" ")
-        res[k] = int(v, 0)
-    return res
 
 
 def run(g):

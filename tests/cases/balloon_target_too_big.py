@@ -1,19 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """guestmm_balloon: a host target larger than the guest stops at the floor (no OOM kill, guest responsive) and is undone by the next target; floor_mb is honoured."""
 import time
+from balloonlib import MIB, state
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
-
-MIB = 1 << 20
-DBG = "/sys/kernel/debug/guestmm_balloon"
-
-
-def state(g):
-    res = {}
-    for line in g.sh("cat %s/state" % DBG).splitlines():
-        k, _, v = line.partition(" ")
-        res[k] = int(v, 0)
-    return res
 
 
 def settle(g, timeout=120):
