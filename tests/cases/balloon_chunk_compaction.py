@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """guestmm_balloon chunk_order=9 falls back to 4 KiB pages when no 2 MiB block is free, deflates strays before breaking blocks, and compact_memory migrates strays but never a page of a complete block."""
 import re
+
 from balloonlib import DBG, MIB, state
 
 import workloads

@@ -2,6 +2,7 @@
 """guestmm_balloon chunk_order=9 inflates whole aligned 2 MiB blocks, one 512-PFN buffer each, and frees whole host huge pages where chunk_order=0 splits them; rmmod with blocks inflated gives everything back."""
 import re
 import time
+
 from balloonlib import DBG, MIB, state
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])

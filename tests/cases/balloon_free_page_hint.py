@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """guestmm_balloon free page hinting: during a live migration the driver hands free 4 MiB blocks to the host and takes every one back at DONE."""
 import time
+
 from balloonlib import state
 
 # No balloon at boot: free-page-hint needs an iothread object, so the

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """guestmm_balloon: a host target larger than the guest stops at the floor (no OOM kill, guest responsive) and is undone by the next target; floor_mb is honoured."""
 import time
+
 from balloonlib import MIB, state
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])

@@ -4,6 +4,8 @@ alternates stock and patched runs of frag + compact_memory + order-9
 allocations (direct compaction, where the free-list search works)."""
 import time
 
+from klplib import LP, klp_stats, wait_transition
+
 from workloads import free_huge_blocks
 
 GUEST = dict(mem=1024, smp=2, balloon=None,
@@ -11,38 +13,21 @@ GUEST = dict(mem=1024, smp=2, balloon=None,
 KERNELS = ("6.1",)
 TIMEOUT = 1500
 
-LP = "/sys/kernel/livepatch/guestmm_klp"
-STATS = "/sys/kernel/debug/guestmm_klp/stats"
 HA = "/sys/kernel/debug/guestmm_highalloc/alloc"
 ROUNDS = 2
 FRAG_MIB = 700
 ALLOCS = 200
 
 
-def klp_stats(g):
-    res = {}
-    for line in g.sh("cat " + STATS).splitlines():
-        k, _, v = line.partition(" ")
-        res[k] = int(v)
-    return res
-
-
-def wait_transition(g, timeout=60):
-    t0 = time.monotonic()
-    while g.sh("cat %s/transition 2>/dev/null || echo 0" % LP).strip() != "0":
-        assert time.monotonic() - t0 < timeout, "transition still running"
-        time.sleep(0.5)
-
-
 def klp_on(g):
     g.sh("modprobe guestmm_klp")
-    wait_transition(g)
+    wait_transition(g, timeout=60)
     assert g.sh("cat %s/enabled" % LP).strip() == "1"
 
 
 def klp_off(g):
     g.sh("echo 0 > %s/enabled" % LP)
-    wait_transition(g)
+    wait_transition(g, timeout=60)
     g.sh("rmmod guestmm_klp && rmmod guestmm_klp_trace")
     assert g.sh("test -d %s; echo $?" % LP).strip() == "1"
 

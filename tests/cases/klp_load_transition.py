@@ -2,30 +2,11 @@
 transition completes within seconds, and compaction then runs through our
 compact_zone (its debugfs counters move, the kernel's mm_compaction_*
 tracepoints still fire)."""
-import time
+from klplib import LP, STATS, klp_stats, wait_transition
 
 GUEST = dict(mem=1024, smp=2, balloon=None)
 KERNELS = ("6.1",)
 TIMEOUT = 600
-
-LP = "/sys/kernel/livepatch/guestmm_klp"
-STATS = "/sys/kernel/debug/guestmm_klp/stats"
-
-
-def klp_stats(g):
-    res = {}
-    for line in g.sh("cat " + STATS).splitlines():
-        k, _, v = line.partition(" ")
-        res[k] = int(v)
-    return res
-
-
-def wait_transition(g, timeout=30):
-    t0 = time.monotonic()
-    while g.sh("cat %s/transition" % LP).strip() != "0":
-        assert time.monotonic() - t0 < timeout, "transition still running"
-        time.sleep(0.5)
-    return time.monotonic() - t0
 
 
 def run(g):

@@ -3,21 +3,14 @@ transition, rmmod) while frag, compaction and order-9 allocations run: no
 WARN, Oops or hang, every transition completes within seconds."""
 import time
 
+from klplib import LP, wait_transition
+
 GUEST = dict(mem=1024, smp=2, balloon=None, mods=["guestmm_highalloc"],
              append="transparent_hugepage=always")
 KERNELS = ("6.1",)
 TIMEOUT = 1800
 
-LP = "/sys/kernel/livepatch/guestmm_klp"
 CYCLES = 20
-
-
-def wait_transition(g, timeout=30):
-    t0 = time.monotonic()
-    while g.sh("cat %s/transition 2>/dev/null || echo 0" % LP).strip() != "0":
-        assert time.monotonic() - t0 < timeout, "transition hangs"
-        time.sleep(0.2)
-    return time.monotonic() - t0
 
 
 def run(g):

@@ -2,19 +2,15 @@
 """Odd host: with deflate-on-oom on (and QEMU's default page-poison offer in a guest without page poisoning) the driver negotiates DEFLATE_ON_OOM, drops PAGE_POISON, keeps MemTotal and inflates/deflates exactly."""
 import re
 
+from balloonlib import state
+
 MIB = 1 << 20
 GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"},
              mods=["guestmm_balloon"])
 TIMEOUT = 300
 
-DBG = "/sys/kernel/debug/guestmm_balloon"
 BITS = {0: "MUST_TELL_HOST", 1: "STATS_VQ", 2: "DEFLATE_ON_OOM",
         3: "FREE_PAGE_HINT", 4: "PAGE_POISON", 5: "REPORTING"}
-
-
-def state(g):
-    return dict((l.split()[0], int(l.split()[1], 0)) for l in
-                g.sh("cat %s/state" % DBG).splitlines() if len(l.split()) == 2)
 
 
 def run(g):

@@ -3,6 +3,8 @@
 import re
 import time
 
+from balloonlib import state
+
 from qmp import QMPError
 
 MIB = 1 << 20
@@ -12,14 +14,8 @@ GUEST = dict(mem=1024, smp=2,
              mods=["guestmm_balloon"], append="page_poison=1")
 TIMEOUT = 300
 
-DBG = "/sys/kernel/debug/guestmm_balloon"
 BITS = {0: "MUST_TELL_HOST", 1: "STATS_VQ", 2: "DEFLATE_ON_OOM",
         3: "FREE_PAGE_HINT", 4: "PAGE_POISON", 5: "REPORTING"}
-
-
-def state(g):
-    return dict((l.split()[0], int(l.split()[1], 0)) for l in
-                g.sh("cat %s/state" % DBG).splitlines() if len(l.split()) == 2)
 
 
 def run(g):

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Helpers for the guestmm_klp cases."""
+import time
+
+LP = "/sys/kernel/livepatch/guestmm_klp"
+STATS = "/sys/kernel/debug/guestmm_klp/stats"
+
+
+def klp_stats(g):
+    """guestmm_klp's debugfs `stats` file as a dict of integers."""
+    res = {}
+    for line in g.sh("cat " + STATS).splitlines():
+        k, _, v = line.partition(" ")
+        res[k] = int(v)
+    return res
+
+
+def wait_transition(g, timeout=30, poll=0.2):
+    """Wait until the livepatch transition is over (or the patch is gone,
+    after a disable); return the seconds it took."""
+    t0 = time.monotonic()
+    while g.sh("cat %s/transition 2>/dev/null || echo 0" % LP).strip() != "0":
+        assert time.monotonic() - t0 < timeout, "transition still running"
+        time.sleep(poll)
+    return time.monotonic() - t0
