@@ -57,6 +57,17 @@ def main():
         else:
             say("   (bpf probes not built yet: counters from /proc/vmstat)")
 
+        klp = has_module(abi, "guestmm_klp")
+        if klp:
+            out = g.sh("modprobe guestmm_klp 2>&1 && "
+                       "cat /sys/kernel/livepatch/guestmm_klp/enabled",
+                       check=False).strip()
+            klp = g.last_rc == 0
+            say("   guestmm_klp: %s" % ("livepatch enabled (compact_zone "
+                                        "replaced)" if klp else
+                                        "refused on this kernel: " +
+                                        out.splitlines()[-1]))
+
         say("\n== 1. fragment memory, inflate %d MiB over QMP into the holes"
             % args.inflate)
         v0 = g.vmstat()
@@ -76,6 +87,12 @@ def main():
             (d["balloon_migrate"],
              "" if d["balloon_migrate"] else
              " (the balloon was not movable, or nothing needed it)"))
+
+        if klp:
+            say("   guestmm_klp's scanner counters "
+                "(/sys/kernel/debug/guestmm_klp/stats):")
+            say(g.sh("sed 's/^/     /' /sys/kernel/debug/guestmm_klp/stats"
+                     " | head -n 12"))
 
         if has_stat:
             say("\n== 3. the bpf probes' view (guestmm-stat show)")
