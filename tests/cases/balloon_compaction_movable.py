@@ -37,11 +37,14 @@ def fragment_and_compact(g, movable):
 def run(g):
     before, after, hb, ha, at_load = fragment_and_compact(g, MOVABLE)
     migrated = after["balloon_migrate"] - before["balloon_migrate"]
-    if MOVABLE and migrated < 1000:
+    for _ in range(2):
+        if not MOVABLE or migrated >= 1000:
+            break
         # Compaction moves pages from the zone's low end to its high end
         # only: when the balloon happens to sit in the high half (the
-        # layout varies from boot to boot, more so on 6.12) few pages can
-        # move.  One fresh layout decides; movable=0 never gets here.
+        # layout varies from boot to boot, more so on 6.12: seen in about
+        # one run of three) few pages can move.  Fresh layouts decide;
+        # movable=0 never gets here.
         print("KEY balloon_compaction retry after balloon_migrate=%d" %
               migrated)
         g.balloon(g.mem * MIB)
