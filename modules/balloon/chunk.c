@@ -260,15 +260,7 @@ static int gmb_chunk_migrate(struct page *newpage, struct page *page,
 	b->isolated_pages--;
 	spin_unlock_irqrestore(&b->pages_lock, flags);
 
-	mutex_unlock(&vb->balloon_lock);
-
-	balloon_page_finalize(page);
-	put_page(page);
-
-	gmb_count(vb, GMB_C_MIGRATED, 1);
-	trace_guestmm_balloon_migrate(page_to_pfn(page), page_to_pfn(newpage),
-				      0);
-	return MIGRATEPAGE_SUCCESS;
+	return gmb_migrate_end(vb, newpage, page);
 }
 
 static const struct movable_operations gmb_chunk_mops = {

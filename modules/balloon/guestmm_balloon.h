@@ -193,6 +193,7 @@ void gmb_leak_all(struct gmb *vb);
 /* migrate.c */
 void gmb_migrate_init(struct gmb *vb);
 int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page);
+int gmb_migrate_end(struct gmb *vb, struct page *newpage, struct page *page);
 
 /* chunk.c */
 int gmb_chunk_init(struct gmb *vb);

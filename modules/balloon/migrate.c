@@ -56,6 +56,24 @@ int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page)
 	return 0;
 }
 
+/*
+ * Second half, after the caller inserted @newpage under pages_lock: drop
+ * balloon_lock; the old page stops being a balloon page and loses our
+ * reference.
+ */
+int gmb_migrate_end(struct gmb *vb, struct page *newpage, struct page *page)
+{
+	mutex_unlock(&vb->balloon_lock);
+
+	balloon_page_finalize(page);
+	put_page(page);
+
+	gmb_count(vb, GMB_C_MIGRATED, 1);
+	trace_guestmm_balloon_migrate(page_to_pfn(page), page_to_pfn(newpage),
+				      0);
+	return MIGRATEPAGE_SUCCESS;
+}
+
 #ifdef CONFIG_BALLOON_COMPACTION
 static int gmb_migratepage(struct balloon_dev_info *info,
 			   struct page *newpage, struct page *page,
@@ -73,16 +91,7 @@ static int gmb_migratepage(struct balloon_dev_info *info,
 	__count_vm_event(BALLOON_MIGRATE);
 	spin_unlock_irqrestore(&info->pages_lock, flags);
 
-	mutex_unlock(&vb->balloon_lock);
-
-	/* The old page stops being a balloon page and drops our reference. */
-	balloon_page_finalize(page);
-	put_page(page);
-
-	gmb_count(vb, GMB_C_MIGRATED, 1);
-	trace_guestmm_balloon_migrate(page_to_pfn(page), page_to_pfn(newpage),
-				      0);
-	return MIGRATEPAGE_SUCCESS;
+	return gmb_migrate_end(vb, newpage, page);
 }
 #endif
 

@@ -9,21 +9,17 @@ meeting only dirty pages (writeback reason "vmscan"; docs/livepatch.md)."""
 import re
 import time
 
+from klplib import um_stats
+
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=800)
 KERNELS = ("6.1",)
 TIMEOUT = 1800
 
-UM = "/sys/kernel/debug/guestmm_klp/unmapped"
 TR = "/sys/kernel/tracing"
 RATIO = 10
 BIG_MIB = 400
 SMALL_DIRTY_MIB = 40    # below the ratio (about 100 MiB)
 BIG_DIRTY_MIB = 150     # above it: the policy cannot get below the ratio
-
-
-def um_stats(g):
-    return {k: int(v) for k, v in (l.split() for l in
-                                   g.sh("cat " + UM).splitlines())}
 
 
 def deltas(s0, s1, keys):

@@ -5,23 +5,15 @@ max_unmapped_ratio, and the policy does nothing."""
 import re
 import time
 
+from klplib import SAMPLER, um_stats
+
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=800)
 KERNELS = ("6.1",)
 TIMEOUT = 1800
 
-UM = "/sys/kernel/debug/guestmm_klp/unmapped"
 PAR = "/sys/module/guestmm_klp/parameters"
 RATIO = 10
 BIG_MIB = 600
-
-SAMPLER = ("rm -f /tmp/stop; (while [ ! -e /tmp/stop ]; do "
-           "grep -E '^nr_(active_file|inactive_file|mapped) ' /proc/vmstat"
-           " | tr '\\n' ' '; echo; sleep 0.1; done) > /tmp/samples 2>&1 &")
-
-
-def um_stats(g):
-    return {k: int(v) for k, v in (l.split() for l in
-                                   g.sh("cat " + UM).splitlines())}
 
 
 def unmapped_samples(text):

@@ -6,19 +6,15 @@ turning it off lets the cache grow again; zone_reclaim_mode != 0 refuses
 to enable; rmmod with the control on stops the thread cleanly."""
 import time
 
+from klplib import UM, um_stats
+
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=400)
 KERNELS = ("6.1",)
 TIMEOUT = 1200
 
 PAR = "/sys/module/guestmm_klp/parameters"
-UM = "/sys/kernel/debug/guestmm_klp/unmapped"
 LP = "/sys/kernel/livepatch/guestmm_klp"
 FILE_MIB = 300
-
-
-def um_stats(g):
-    return {k: int(v) for k, v in (l.split() for l in
-                                   g.sh("cat " + UM).splitlines())}
 
 
 def par(g, name):

@@ -6,25 +6,16 @@ page of it resident throughout (mincore)."""
 import re
 import time
 
+from klplib import SAMPLER, um_stats
+
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=800)
 KERNELS = ("6.1",)
 TIMEOUT = 1800
 
-UM = "/sys/kernel/debug/guestmm_klp/unmapped"
 RATIO = 10
 SLACK = 2           # % of RAM allowed above the ratio
 BIG_MIB = 600       # > half of RAM
 MAP_MIB = 64
-
-# Guest-side sampler: one line per 0.1 s, until /tmp/stop exists.
-SAMPLER = ("rm -f /tmp/stop; (while [ ! -e /tmp/stop ]; do "
-           "grep -E '^nr_(active_file|inactive_file|mapped) ' /proc/vmstat"
-           " | tr '\\n' ' '; echo; sleep 0.1; done) > /tmp/samples 2>&1 &")
-
-
-def um_stats(g):
-    return {k: int(v) for k, v in (l.split() for l in
-                                   g.sh("cat " + UM).splitlines())}
 
 
 def make_files(g):

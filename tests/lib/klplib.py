@@ -4,6 +4,13 @@ import time
 
 LP = "/sys/kernel/livepatch/guestmm_klp"
 STATS = "/sys/kernel/debug/guestmm_klp/stats"
+UM = "/sys/kernel/debug/guestmm_klp/unmapped"
+
+# Guest-side sampler for the unmapped-cache cases: one line of file LRU
+# and mapped counts per 0.1 s into /tmp/samples, until /tmp/stop exists.
+SAMPLER = ("rm -f /tmp/stop; (while [ ! -e /tmp/stop ]; do "
+           "grep -E '^nr_(active_file|inactive_file|mapped) ' /proc/vmstat"
+           " | tr '\\n' ' '; echo; sleep 0.1; done) > /tmp/samples 2>&1 &")
 
 
 def klp_stats(g):
@@ -23,3 +30,9 @@ def wait_transition(g, timeout=30, poll=0.2):
         assert time.monotonic() - t0 < timeout, "transition still running"
         time.sleep(poll)
     return time.monotonic() - t0
+
+
+def um_stats(g):
+    """The unmapped page cache policy's debugfs counters."""
+    return {k: int(v) for k, v in (l.split() for l in
+                                   g.sh("cat " + UM).splitlines())}
