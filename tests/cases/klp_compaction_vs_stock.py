@@ -2,6 +2,7 @@
 counters move) and frees as many 2 MiB blocks as stock 6.1: the same boot
 alternates stock and patched runs of frag + compact_memory + order-9
 allocations (direct compaction, where the free-list search works)."""
+import re
 import time
 
 from klplib import LP, klp_stats, wait_transition
@@ -14,7 +15,9 @@ KERNELS = ("6.1",)
 TIMEOUT = 1500
 
 HA = "/sys/kernel/debug/guestmm_highalloc/alloc"
-ROUNDS = 2
+T = "/sys/kernel/tracing"
+END = T + "/events/compaction/mm_compaction_end"
+ROUNDS = 3
 FRAG_MIB = 700
 ALLOCS = 200
 
@@ -32,38 +35,67 @@ def klp_off(g):
     assert g.sh("test -d %s; echo $?" % LP).strip() == "1"
 
 
-def one_run(g):
-    """frag, order-9 allocations (direct compaction), then compact_memory;
-    returns the numbers."""
-    g.sh("echo 3 > /proc/sys/vm/drop_caches; echo 0 > " + HA)
+def frag_start(g):
+    g.sh("echo 3 > /proc/sys/vm/drop_caches")
     g.sh("frag %d > /tmp/frag.out 2>&1 &" % FRAG_MIB)
     deadline = time.monotonic() + 300
     while "FRAG ready" not in g.sh("cat /tmp/frag.out"):
         assert time.monotonic() < deadline, "frag did not get ready"
         time.sleep(1)
+
+
+def frag_stop(g):
+    g.sh("killall frag; sleep 1; true")
+
+
+def one_run(g):
+    """Two phases, each on a layout of its own so neither inherits the
+    other's work: frag + compact_memory, then frag + ALLOCS order-9
+    allocations (direct compaction, where the free-list search works).
+    Returns the numbers."""
+    vm_first = g.vmstat()
+    frag_start(g)
     vm0, huge0 = g.vmstat(), free_huge_blocks(g)
+    g.sh("echo > %s/trace; echo 1 > %s/enable" % (T, END))
+    g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=600)
+    vm1, huge1 = g.vmstat(), free_huge_blocks(g)
+    g.sh("echo 0 > %s/enable" % END)
+    ends = re.findall(r"status=(\w+)", g.sh("cat %s/trace" % T))
+    frag_stop(g)
+
+    frag_start(g)
+    g.sh("echo 0 > " + HA)
+    vm2 = g.vmstat()
     g.sh("echo %d > %s" % (ALLOCS, HA), timeout=900)
     ha = dict(kv.split("=") for kv in g.sh("cat " + HA).split())
+    vm3 = g.vmstat()
     g.sh("echo 0 > " + HA)
-    vm1, huge1 = g.vmstat(), free_huge_blocks(g)
-    g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=600)
-    vm2, huge2 = g.vmstat(), free_huge_blocks(g)
-    g.sh("killall frag; sleep 1; true")
+    frag_stop(g)
+    vm_last = g.vmstat()
+
+    def delta(a, b, key):
+        return b[key] - a[key]
     return dict(
-        free2m_start=huge0, free2m_before_cm=huge1, free2m_after=huge2,
+        cm_free2m_before=huge0, cm_free2m_after=huge1,
+        cm_ends="/".join(ends),
+        cm_free2m_gain=huge1 - huge0,
+        cm_migrate_scanned=delta(vm0, vm1, "compact_migrate_scanned"),
+        cm_free_scanned=delta(vm0, vm1, "compact_free_scanned"),
         ha_success=int(ha["success"]), ha_attempts=int(ha["attempts"]),
         ha_total_us=int(ha["total_us"]),
-        ha_migrate_scanned=vm1["compact_migrate_scanned"] -
-        vm0["compact_migrate_scanned"],
-        ha_free_scanned=vm1["compact_free_scanned"] -
-        vm0["compact_free_scanned"],
-        cm_migrate_scanned=vm2["compact_migrate_scanned"] -
-        vm1["compact_migrate_scanned"],
-        cm_free_scanned=vm2["compact_free_scanned"] -
-        vm1["compact_free_scanned"])
+        ha_migrate_scanned=delta(vm2, vm3, "compact_migrate_scanned"),
+        ha_free_scanned=delta(vm2, vm3, "compact_free_scanned"),
+        all_migrate_scanned=delta(vm_first, vm_last,
+                                  "compact_migrate_scanned"))
 
 
 def run(g):
+    # The first fragmented layout after boot compacts badly on stock and
+    # patched kernels alike (compact_memory then gains ~0 blocks, and
+    # order-9 successes drop by a third): burn it on a warm-up that is
+    # not counted, so neither mode pays for being first.
+    print("KEY klp_vs_stock warmup %s" % " ".join(
+        "%s=%s" % kv for kv in sorted(one_run(g).items())))
     res = {"stock": [], "klp": []}
     for r in range(ROUNDS):
         for mode in ("stock", "klp"):
@@ -79,8 +111,7 @@ def run(g):
                     d["klp_" + k] = s1[k] - s0[k]
                 d["klp_migrate_scanned"] = (s1["migrate_scanned"] -
                                             s0["migrate_scanned"])
-                d["klp_vm_migrate_scanned"] = (d["cm_migrate_scanned"] +
-                                               d["ha_migrate_scanned"])
+                d["klp_vm_migrate_scanned"] = d["all_migrate_scanned"]
                 klp_off(g)
             res[mode].append(d)
             print("KEY klp_vs_stock round=%d mode=%s %s" % (
@@ -89,19 +120,24 @@ def run(g):
     def total(mode, key):
         return sum(d[key] for d in res[mode])
 
+    # compact_memory ends once per populated zone, patched or not: the
+    # kernel's mm_compaction_end still fires from our compact_zone.
+    n_ends = {len(d["cm_ends"].split("/")) for d in res["stock"] + res["klp"]}
+    assert len(n_ends) == 1 and "" not in {d["cm_ends"] for d in
+                                           res["stock"] + res["klp"]}, res
     for d in res["klp"]:
         # Everything went through our compact_zone: it ran, and all of
         # compact_migrate_scanned came from it.
         assert d["klp_runs"] > 0, d
         assert d["klp_migrate_scanned"] == d["klp_vm_migrate_scanned"], d
-    for key in ("free2m_after", "ha_success", "cm_migrate_scanned",
+    for key in ("cm_free2m_after", "cm_free2m_gain", "ha_success", "cm_migrate_scanned",
                 "cm_free_scanned", "ha_migrate_scanned", "ha_free_scanned",
                 "ha_total_us"):
         print("KEY klp_vs_stock_total key=%s stock=%d klp=%d" % (
             key, total("stock", key), total("klp", key)))
     # Comparable results: free 2 MiB blocks after compact_memory and
     # order-9 allocation successes within 15 % of stock (or better).
-    assert total("klp", "free2m_after") >= 0.85 * total("stock",
-                                                        "free2m_after"), res
+    assert total("klp", "cm_free2m_after") >= 0.85 * total("stock",
+                                                           "cm_free2m_after"), res
     assert total("klp", "ha_success") >= 0.85 * total("stock",
                                                       "ha_success"), res
