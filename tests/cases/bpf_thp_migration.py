@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """BPF probes, THP migration (seed 004): move_pages of 1x4K, 1 THP and 512x4K between two nodes; the THP moves whole and the probes match vmstat."""
+import json
 import re
 
 import bpfcheck
@@ -25,7 +26,10 @@ def move(g, case):
 
 
 def run(g):
-    g.sh("guestmm-stat load")
+    # -f: the folio counts and histograms below need per-folio timing.
+    g.sh("guestmm-stat load -f")
+    assert json.loads(g.sh("guestmm-stat show -j"))["thp_migration"][
+        "folio_timing"] is True
     bpfcheck.quiesce(g)
 
     b0, b1, d, _ = move(g, "thp")
