@@ -31,6 +31,10 @@ static const char * const gmb_counter_names[GMB_NR_COUNTERS] = {
 	[GMB_C_CHUNK_FALLBACK]	= "chunk_fallback",
 	[GMB_C_CHUNK_BROKEN]	= "chunk_blocks_broken",
 	[GMB_C_MIGRATE_REFUSED]	= "migrate_refused",
+	[GMB_C_TOLD_IN]		= "host_told_in_pages",
+	[GMB_C_TOLD_OUT]	= "host_told_out_pages",
+	[GMB_C_MIG_FLUSHES]	= "migrate_batches",
+	[GMB_C_MIG_CANCELLED]	= "migrate_cancelled",
 };
 
 static int gmb_counter_get(void *data, u64 *val)
@@ -60,6 +64,10 @@ static int gmb_state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "features 0x%llx\n", vb->vdev->features);
 	seq_printf(m, "reporting %d\n", vb->reporting_registered);
 	seq_printf(m, "hint_blocks_held %lu\n", READ_ONCE(vb->nr_hint_blocks));
+	seq_printf(m, "migrate_sync %d\n", vb->mig_sync);
+	seq_printf(m, "migrate_queued_in %u\n", READ_ONCE(vb->mig[GMB_MIG_IN].nr));
+	seq_printf(m, "migrate_queued_out %u\n",
+		   READ_ONCE(vb->mig[GMB_MIG_OUT].nr));
 	seq_printf(m, "chunk_order %u\n", vb->chunk_order);
 	seq_printf(m, "complete_blocks %lu\n", READ_ONCE(vb->complete_blocks));
 	seq_printf(m, "stray_pages %lu\n",

@@ -29,6 +29,9 @@
 /* Upper bound of the batch_pages parameter: PFNs per host message. */
 #define GMB_PFNS_MAX		512
 #define GMB_PFNS_DEFAULT	256
+/* migrate_batch: migrations told to the host per message (migrate.c). */
+#define GMB_MIG_BATCH_DEFAULT	256
+#define GMB_MIG_FLUSH_MS	20
 #define GMB_OOM_PAGES_DEFAULT	256
 #define GMB_OOM_PAGES_MAX	65536
 #define GMB_OOM_PRIORITY	80
@@ -77,6 +80,10 @@ enum gmb_counter {
 	GMB_C_CHUNK_FALLBACK,	/* no free 2 MiB block: fell back to 4 KiB */
 	GMB_C_CHUNK_BROKEN,	/* complete blocks broken up by deflation */
 	GMB_C_MIGRATE_REFUSED,	/* isolations refused: page of a complete block */
+	GMB_C_TOLD_IN,		/* balloon pages the host was told to take */
+	GMB_C_TOLD_OUT,		/* balloon pages the host was told to give back */
+	GMB_C_MIG_FLUSHES,	/* batches of queued migrations sent */
+	GMB_C_MIG_CANCELLED,	/* queued frames whose change undid itself */
 	GMB_NR_COUNTERS
 };
 
@@ -132,6 +139,20 @@ struct gmb {
 	unsigned int num_pfns;
 	__virtio32 pfns[GMB_PFNS_MAX];
 
+	/*
+	 * Migrations not yet told to the host (migrate.c), under
+	 * balloon_lock: mig[GMB_MIG_IN] holds new frames to inflate,
+	 * mig[GMB_MIG_OUT] old frames to deflate, GMB_PAGES_PER_PAGE pfns
+	 * per page.  A frame is never in both.  mig_sync: tell at once
+	 * (MUST_TELL_HOST negotiated).
+	 */
+	struct gmb_mig_queue {
+		unsigned int nr;	/* pages */
+		__virtio32 pfns[GMB_PFNS_MAX];
+	} mig[2];
+	bool mig_sync;
+	struct delayed_work mig_work;
+
 	struct virtio_balloon_stat stats[GMM_BALLOON_S_NR];
 	/* Scratch for all_vm_events(); kept off the stack. */
 	unsigned long vm_events[NR_VM_EVENT_ITEMS];
@@ -166,6 +187,7 @@ extern unsigned int gmb_param_oom_pages;
 extern unsigned int gmb_param_report_order;
 extern int gmb_param_floor_mb;
 extern unsigned int gmb_param_chunk_order;
+extern unsigned int gmb_param_migrate_batch;
 
 static inline void gmb_count(struct gmb *vb, enum gmb_counter c, long n)
 {
@@ -184,6 +206,8 @@ u32 gmb_read_target(struct gmb *vb);
 
 /* inflate.c */
 void gmb_vq_ack(struct virtqueue *vq);
+void gmb_send_pfns(struct gmb *vb, struct virtqueue *vq,
+		   __virtio32 *pfns, unsigned int num);
 void gmb_tell_host(struct gmb *vb, struct virtqueue *vq);
 void gmb_set_page_pfns(struct gmb *vb, __virtio32 pfns[], struct page *page);
 unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff);
@@ -191,7 +215,10 @@ unsigned int gmb_leak(struct gmb *vb, unsigned int num);
 void gmb_leak_all(struct gmb *vb);
 
 /* migrate.c */
+enum { GMB_MIG_IN, GMB_MIG_OUT };
 void gmb_migrate_init(struct gmb *vb);
+void gmb_migrate_flush(struct gmb *vb);
+void gmb_migrate_stop(struct gmb *vb);
 int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page);
 int gmb_migrate_end(struct gmb *vb, struct page *newpage, struct page *page);
 

@@ -35,28 +35,48 @@ void gmb_vq_ack(struct virtqueue *vq)
 	wake_up(&vb->acked);
 }
 
-/* Send vb->pfns[0..num_pfns) on @vq and wait until the host has used it. */
-void gmb_tell_host(struct gmb *vb, struct virtqueue *vq)
+/*
+ * Send @num pfns from @pfns on @vq and wait until the host has used them.
+ * Called with balloon_lock.
+ */
+void gmb_send_pfns(struct gmb *vb, struct virtqueue *vq, __virtio32 *pfns,
+		   unsigned int num)
 {
 	struct scatterlist sg;
 	unsigned int len;
 	int err;
 
-	sg_init_one(&sg, vb->pfns, sizeof(vb->pfns[0]) * vb->num_pfns);
+	sg_init_one(&sg, pfns, sizeof(pfns[0]) * num);
 
 	/* The queue is empty here, so one buffer always fits. */
 	err = virtqueue_add_outbuf(vq, &sg, 1, vb, GFP_KERNEL);
 	if (unlikely(err)) {
 		dev_err_ratelimited(&vb->vdev->dev,
 				    "cannot queue %u pfns on %s: %d\n",
-				    vb->num_pfns, vq->name, err);
+				    num, vq->name, err);
 		return;
 	}
 	virtqueue_kick(vq);
 	wait_event(vb->acked, virtqueue_get_buf(vq, &len));
 
-	gmb_count(vb, vq == vb->inflate_vq ? GMB_C_MSG_INFLATE :
-		  GMB_C_MSG_DEFLATE, 1);
+	if (vq == vb->inflate_vq) {
+		gmb_count(vb, GMB_C_MSG_INFLATE, 1);
+		gmb_count(vb, GMB_C_TOLD_IN, num / GMB_PAGES_PER_PAGE);
+	} else {
+		gmb_count(vb, GMB_C_MSG_DEFLATE, 1);
+		gmb_count(vb, GMB_C_TOLD_OUT, num / GMB_PAGES_PER_PAGE);
+	}
+}
+
+/*
+ * Send vb->pfns[0..num_pfns) on @vq.  Migrations still queued go first,
+ * so the host learns of every frame's changes in the order they happened.
+ * Called with balloon_lock.
+ */
+void gmb_tell_host(struct gmb *vb, struct virtqueue *vq)
+{
+	gmb_migrate_flush(vb);
+	gmb_send_pfns(vb, vq, vb->pfns, vb->num_pfns);
 }
 
 void gmb_set_page_pfns(struct gmb *vb, __virtio32 pfns[], struct page *page)

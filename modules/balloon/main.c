@@ -37,6 +37,7 @@ unsigned int gmb_param_oom_pages = GMB_OOM_PAGES_DEFAULT;
 unsigned int gmb_param_report_order;
 int gmb_param_floor_mb = GMB_FLOOR_AUTO;
 unsigned int gmb_param_chunk_order;
+unsigned int gmb_param_migrate_batch = GMB_MIG_BATCH_DEFAULT;
 
 static int gmb_param_set_bool(const char *val, const struct kernel_param *kp)
 {
@@ -157,6 +158,9 @@ MODULE_PARM_DESC(movable,
 module_param_cb(batch_pages, &gmb_batch_ops, &gmb_param_batch_pages, 0644);
 MODULE_PARM_DESC(batch_pages,
 		 "4 KiB pages per inflate/deflate message to the host (1-512, default 256)");
+module_param_cb(migrate_batch, &gmb_batch_ops, &gmb_param_migrate_batch, 0644);
+MODULE_PARM_DESC(migrate_batch,
+		 "Balloon page migrations told to the host per message (1-512, default 256; 1 = at once, as stock; always 1 with MUST_TELL_HOST)");
 module_param_cb(oom_pages, &gmb_oom_ops, &gmb_param_oom_pages, 0644);
 MODULE_PARM_DESC(oom_pages,
 		 "4 KiB pages deflated per OOM notification with DEFLATE_ON_OOM (1-65536, default 256)");
@@ -461,6 +465,7 @@ out_unbind:
 static void gmb_remove_common(struct gmb *vb)
 {
 	gmb_leak_all(vb);
+	gmb_migrate_stop(vb);
 	gmb_write_actual(vb);
 	gmb_hint_return_all(vb);
 

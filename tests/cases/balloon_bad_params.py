@@ -10,6 +10,8 @@ BAD = [
     ("batch_pages", "513"),
     ("batch_pages", "12abc"),
     ("oom_pages", "0"),
+    ("migrate_batch", "0"),
+    ("migrate_batch", "513"),
     ("oom_pages", "65537"),
     ("report_order", "11"),
     ("report_order", "-1"),
