@@ -7,6 +7,7 @@
 #   make KERNEL=6.1       ... against a Debian guest kernel's headers (6.1, 6.12 or an ABI)
 #   make demo             boot a stock Debian guest with guestmm and show it working
 #   make check            the whole test suite, in real guests
+#   make check-debug      the suite on a KASAN/lockdep/kmemleak build of Debian's 6.1
 #   make bench            benchmarks (stock vs guestmm), report in build/bench/
 #   make lint             checkpatch + sparse (make C=1) on the kernel code
 #
@@ -138,3 +139,28 @@ rootfs:
 soak: deps
 	@$(MAKE) --no-print-directory guest KERNEL=$(or $(KERNEL),6.1)
 	@GUESTMM_SOAK=1 tests/run --kernel $(or $(KERNEL),6.1) -k rel_
+
+# ---- debug kernel (issue 9): KASAN, lockdep, kmemleak, DEBUG_VM/LIST/OBJECTS
+# scripts/guest/debugkernel.sh builds Debian's 6.1 source with Debian's config
+# plus the checkers, once, into $(GUESTMM_CACHE)/debug-kernel/ (about an hour
+# the first time), then the suite runs on it with timeouts x$(DEBUG_SCALE).
+# Our modules are built from a copy of the tree in build/debug-src, so the
+# objects kbuild leaves in the tree for 6.1/6.12 are not touched.  KERNEL=debug
+# works for the other targets too once the kernel is built.
+# TESTS="-k NAME" narrows the cases.  Not part of `make check`.
+.PHONY: debug-kernel check-debug
+DEBUG_SCALE ?= 3
+DEBUG_SRC := $(TOP)/build/debug-src
+
+debug-kernel:
+	@scripts/guest/debugkernel.sh build >/dev/null
+
+check-debug: deps debug-kernel
+	@abi=$$(scripts/guest/debugkernel.sh abi) && \
+	rm -rf $(DEBUG_SRC) && mkdir -p $(DEBUG_SRC) && \
+	git ls-files -z -co --exclude-standard | \
+		tar --null --ignore-failed-read -T - -cf - 2>/dev/null | \
+		tar -C $(DEBUG_SRC) -xf - && \
+	$(MAKE) --no-print-directory -C $(DEBUG_SRC) guest KERNEL=debug \
+		OUT=$(TOP)/build/$$abi
+	@GUESTMM_TIMEOUT_SCALE=$(DEBUG_SCALE) tests/run --kernel debug $(TESTS)

@@ -11,7 +11,10 @@
 #
 # SERIES is 6.1 (Debian 12, the default) or 6.12 (bookworm-backports).  An
 # argument that already looks like an ABI (digits, dots, dash, "amd64") is
-# passed through.  The backports suite is read through a private apt state
+# passed through.  "debug" is the local debug build of debugkernel.sh (ABI
+# e.g. 6.1.192-gmmdebug): it must have been built, as it lays out the same
+# cache and header directories, and is never fetched from apt.  The
+# backports suite is read through a private apt state
 # directory so the machine's own sources are never changed.
 set -eu
 
@@ -77,7 +80,9 @@ cmd_abi() {
 	6.1|bookworm|default) ensure_lists ;;
 	6.12|bpo|bookworm-backports) bpo_update; opts="$(bpo_opts) -t bookworm-backports" ;;
 	[0-9]*-amd64) echo "$series"; return ;;
-	*) die "unknown kernel series '$series' (use 6.1, 6.12 or an ABI like 6.1.0-57-amd64)" ;;
+	debug) "$here/debugkernel.sh" abi; return ;;
+	[0-9]*-gmmdebug) echo "$series"; return ;;
+	*) die "unknown kernel series '$series' (use 6.1, 6.12, debug or an ABI like 6.1.0-57-amd64)" ;;
 	esac
 	# shellcheck disable=SC2086
 	dep=$(apt-cache $opts depends linux-image-amd64 2>/dev/null |
@@ -89,6 +94,7 @@ cmd_abi() {
 cmd_fetch() {
 	local abi=$1 dir=$CACHE/kernels/$1 opts tmp
 	if [ ! -f "$dir/ok" ]; then
+		case $abi in *-gmmdebug) die "$abi is built locally: run scripts/guest/debugkernel.sh" ;; esac
 		opts=$(opts_for_abi "$abi")
 		tmp=$(mktemp -d "$CACHE/dl.XXXXXX")
 		# shellcheck disable=SC2086
@@ -108,6 +114,7 @@ cmd_fetch() {
 cmd_headers() {
 	local abi=$1 kdir=/usr/src/linux-headers-$1 opts
 	if [ ! -f "$kdir/Makefile" ]; then
+		case $abi in *-gmmdebug) die "$abi is built locally: run scripts/guest/debugkernel.sh" ;; esac
 		opts=$(opts_for_abi "$abi")
 		ensure_lists
 		# shellcheck disable=SC2086
