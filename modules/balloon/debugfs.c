@@ -35,6 +35,9 @@ static const char * const gmb_counter_names[GMB_NR_COUNTERS] = {
 	[GMB_C_TOLD_OUT]	= "host_told_out_pages",
 	[GMB_C_MIG_FLUSHES]	= "migrate_batches",
 	[GMB_C_MIG_CANCELLED]	= "migrate_cancelled",
+	[GMB_C_OOM_EPISODES]	= "oom_episodes",
+	[GMB_C_REINFLATE_WAITS]	= "reinflate_waits",
+	[GMB_C_REINFLATIONS]	= "reinflations",
 };
 
 static int gmb_counter_get(void *data, u64 *val)
@@ -64,6 +67,10 @@ static int gmb_state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "features 0x%llx\n", vb->vdev->features);
 	seq_printf(m, "reporting %d\n", vb->reporting_registered);
 	seq_printf(m, "hint_blocks_held %lu\n", READ_ONCE(vb->nr_hint_blocks));
+	seq_printf(m, "oom_step_pages %u\n",
+		   READ_ONCE(gmb_param_oom_pages) << READ_ONCE(vb->oom_shift));
+	seq_printf(m, "backoff_ms %u\n", READ_ONCE(vb->backoff_ms));
+	seq_printf(m, "oom_held_pages %lu\n", READ_ONCE(vb->oom_held));
 	seq_printf(m, "migrate_sync %d\n", vb->mig_sync);
 	seq_printf(m, "migrate_queued_in %u\n", READ_ONCE(vb->mig[GMB_MIG_IN].nr));
 	seq_printf(m, "migrate_queued_out %u\n",

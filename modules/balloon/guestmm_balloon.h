@@ -48,6 +48,12 @@
 #define GMB_PUFF_DELAY_MIN_MS	200
 #define GMB_PUFF_DELAY_MAX_MS	5000
 
+/* Deflate on OOM (pressure.c). */
+#define GMB_OOM_EPISODE_MS	1000	/* OOM calls closer than this: one episode */
+#define GMB_OOM_STEP_SHIFT_MAX	6	/* a step grows up to 64 x oom_pages */
+#define GMB_BACKOFF_MIN_MS	2000	/* re-inflation waits after an episode */
+#define GMB_BACKOFF_MAX_MS	60000
+
 /* Virtqueue order is fixed by the device: absent queues are skipped. */
 enum gmb_vq {
 	GMB_VQ_INFLATE,
@@ -84,6 +90,9 @@ enum gmb_counter {
 	GMB_C_TOLD_OUT,		/* balloon pages the host was told to give back */
 	GMB_C_MIG_FLUSHES,	/* batches of queued migrations sent */
 	GMB_C_MIG_CANCELLED,	/* queued frames whose change undid itself */
+	GMB_C_OOM_EPISODES,	/* OOM episodes (calls closer than 1 s are one) */
+	GMB_C_REINFLATE_WAITS,	/* inflations held back after an OOM episode */
+	GMB_C_REINFLATIONS,	/* times inflation resumed after an episode */
 	GMB_NR_COUNTERS
 };
 
@@ -169,8 +178,18 @@ struct gmb {
 	__virtio32 cmd_id_stop;
 	struct shrinker *hint_shrinker;
 
-	/* Deflate on OOM (VIRTIO_BALLOON_F_DEFLATE_ON_OOM). */
+	/*
+	 * Deflate on OOM (VIRTIO_BALLOON_F_DEFLATE_ON_OOM), pressure.c.  The
+	 * notifier side runs under the kernel's oom_lock; size_work reads
+	 * and writes the fields it shares with it with READ/WRITE_ONCE.
+	 */
 	struct notifier_block oom_nb;
+	unsigned long oom_last;		/* jiffies of the last OOM call */
+	unsigned int oom_shift;		/* step = oom_pages << oom_shift */
+	unsigned int backoff_ms;	/* current re-inflation back-off */
+	unsigned long reinflate_after;	/* jiffies */
+	unsigned long oom_held;		/* pages the last episode deflated */
+	unsigned long oom_resumed_at;	/* jiffies | 1 inflation resumed, or 0 */
 
 	/* Free page reporting (VIRTIO_BALLOON_F_REPORTING). */
 	struct page_reporting_dev_info pr_dev_info;
@@ -201,6 +220,7 @@ static inline bool gmb_has(struct gmb *vb, unsigned int fbit)
 
 /* main.c */
 void gmb_write_actual(struct gmb *vb);
+void gmb_resize_later(struct gmb *vb, unsigned long delay);
 s64 gmb_towards_target(struct gmb *vb);
 u32 gmb_read_target(struct gmb *vb);
 
@@ -250,6 +270,8 @@ unsigned int gmb_floor_allow(struct gmb *vb, unsigned int num);
 unsigned long gmb_floor_pages(struct gmb *vb);
 int gmb_oom_register(struct gmb *vb);
 void gmb_oom_unregister(struct gmb *vb);
+unsigned long gmb_reinflate_wait(struct gmb *vb, unsigned long num);
+void gmb_reinflate_done(struct gmb *vb);
 
 /* debugfs.c */
 void gmb_debugfs_init(struct gmb *vb);

@@ -217,6 +217,17 @@ static void gmb_queue_size_work(struct gmb *vb, unsigned long delay)
 	spin_unlock_irqrestore(&vb->stop_update_lock, flags);
 }
 
+/* Run size_work after @delay unless it is queued already (sooner). */
+void gmb_resize_later(struct gmb *vb, unsigned long delay)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&vb->stop_update_lock, flags);
+	if (!vb->stop_update)
+		queue_delayed_work(system_freezable_wq, &vb->size_work, delay);
+	spin_unlock_irqrestore(&vb->stop_update_lock, flags);
+}
+
 /*
  * One batch toward the target per run, then requeue: this keeps the work
  * cancellable and freezable, and picks up target changes immediately.
@@ -235,7 +246,18 @@ static void gmb_size_work(struct work_struct *work)
 	diff = gmb_towards_target(vb);
 	if (!diff) {
 		vb->puff_delay_ms = 0;
+		gmb_reinflate_done(vb);
 		return;
+	}
+
+	if (diff > 0) {
+		/* After deflating on OOM: back-off and hysteresis first. */
+		delay = gmb_reinflate_wait(vb, min_t(s64, diff,
+						     gmb_param_batch_pages));
+		if (delay) {
+			gmb_queue_size_work(vb, delay);
+			return;
+		}
 	}
 
 	if (diff > 0)
