@@ -38,6 +38,7 @@ static const char * const gmb_counter_names[GMB_NR_COUNTERS] = {
 	[GMB_C_OOM_EPISODES]	= "oom_episodes",
 	[GMB_C_REINFLATE_WAITS]	= "reinflate_waits",
 	[GMB_C_REINFLATIONS]	= "reinflations",
+	[GMB_C_REPORTS_HELD]	= "reports_held",
 };
 
 static int gmb_counter_get(void *data, u64 *val)

@@ -32,6 +32,7 @@
 /* migrate_batch: migrations told to the host per message (migrate.c). */
 #define GMB_MIG_BATCH_DEFAULT	256
 #define GMB_MIG_FLUSH_MS	20
+#define GMB_REPORT_DELAY_MAX_MS	600000
 #define GMB_OOM_PAGES_DEFAULT	256
 #define GMB_OOM_PAGES_MAX	65536
 #define GMB_OOM_PRIORITY	80
@@ -93,6 +94,7 @@ enum gmb_counter {
 	GMB_C_OOM_EPISODES,	/* OOM episodes (calls closer than 1 s are one) */
 	GMB_C_REINFLATE_WAITS,	/* inflations held back after an OOM episode */
 	GMB_C_REINFLATIONS,	/* times inflation resumed after an episode */
+	GMB_C_REPORTS_HELD,	/* report calls refused to honour report_delay_ms */
 	GMB_NR_COUNTERS
 };
 
@@ -194,6 +196,8 @@ struct gmb {
 	/* Free page reporting (VIRTIO_BALLOON_F_REPORTING). */
 	struct page_reporting_dev_info pr_dev_info;
 	bool reporting_registered;
+	unsigned long report_last;	/* jiffies of the last report call */
+	unsigned long report_hold_until;	/* report_delay_ms (report.c) */
 
 	struct dentry *debugfs_dir;
 	atomic64_t counters[GMB_NR_COUNTERS];
@@ -207,6 +211,7 @@ extern unsigned int gmb_param_report_order;
 extern int gmb_param_floor_mb;
 extern unsigned int gmb_param_chunk_order;
 extern unsigned int gmb_param_migrate_batch;
+extern unsigned int gmb_param_report_delay_ms;
 
 static inline void gmb_count(struct gmb *vb, enum gmb_counter c, long n)
 {

@@ -38,6 +38,7 @@ unsigned int gmb_param_report_order;
 int gmb_param_floor_mb = GMB_FLOOR_AUTO;
 unsigned int gmb_param_chunk_order;
 unsigned int gmb_param_migrate_batch = GMB_MIG_BATCH_DEFAULT;
+unsigned int gmb_param_report_delay_ms;
 
 static int gmb_param_set_bool(const char *val, const struct kernel_param *kp)
 {
@@ -108,6 +109,16 @@ static const struct kernel_param_ops gmb_order_ops = {
 	.get = param_get_uint,
 };
 
+static int gmb_param_set_delay(const char *val, const struct kernel_param *kp)
+{
+	return gmb_param_set_range(val, kp, 0, GMB_REPORT_DELAY_MAX_MS);
+}
+
+static const struct kernel_param_ops gmb_delay_ops = {
+	.set = gmb_param_set_delay,
+	.get = param_get_uint,
+};
+
 static int gmb_param_set_floor(const char *val, const struct kernel_param *kp)
 {
 	int v;
@@ -171,6 +182,9 @@ MODULE_PARM_DESC(floor_mb,
 module_param_cb(chunk_order, &gmb_chunk_ops, &gmb_param_chunk_order, 0444);
 MODULE_PARM_DESC(chunk_order,
 		 "Inflate whole aligned blocks of this order (0 = 4 KiB pages only, default; or pageblock_order, 2 MiB on x86). Read at probe.");
+module_param_cb(report_delay_ms, &gmb_delay_ops, &gmb_param_report_delay_ms, 0644);
+MODULE_PARM_DESC(report_delay_ms,
+		 "Report freed pages to the host this long after they are freed (0-600000 ms; 0 = the kernel's own 2 s)");
 MODULE_PARM_DESC(report_order,
 		 "Free page reporting order (0 = kernel default, pageblock_order). Read at probe.");
 

@@ -25,6 +25,43 @@ enum { GMB_CONFIG_READ_CMD_ID = 0 };
 
 /* ---- free page reporting ---- */
 
+/* PAGE_REPORTING_DELAY, in the mm-internal mm/page_reporting.h: 2 s (6.1, 6.12) */
+#define GMB_KERNEL_REPORT_DELAY	(2 * HZ)
+
+/*
+ * report_delay_ms: the page_reporting core reports freed pages about 2 s
+ * after the first free, a fixed delay.  A longer one lets freed memory be
+ * reused or merge before the host drops it.  The first call of a round is
+ * refused, so the core puts its pages back unreported, and the core's own
+ * reporting work (ours to schedule: it lives in pr_dev_info) is queued for
+ * the end of the delay, when that pass reports everything.  Calls less
+ * than a second apart belong to one pass.  Only the core's work calls
+ * gmb_report(), one call at a time, so no lock is needed.
+ */
+static bool gmb_report_hold(struct gmb *vb)
+{
+	unsigned long delay = msecs_to_jiffies(READ_ONCE(gmb_param_report_delay_ms));
+	unsigned long now = jiffies, last = vb->report_last;
+
+	vb->report_last = now;
+	if (delay <= GMB_KERNEL_REPORT_DELAY)
+		return false;
+	if (vb->report_hold_until) {
+		if (time_before(now, vb->report_hold_until))
+			goto hold;
+		vb->report_hold_until = 0;	/* the held pass */
+		return false;
+	}
+	if (last && time_before(now, last + HZ))
+		return false;			/* the same pass */
+	vb->report_hold_until = now + delay - GMB_KERNEL_REPORT_DELAY;
+hold:
+	schedule_delayed_work(&vb->pr_dev_info.work,
+			      vb->report_hold_until - now);
+	gmb_count(vb, GMB_C_REPORTS_HELD, 1);
+	return true;
+}
+
 static int gmb_report(struct page_reporting_dev_info *pr_dev_info,
 		      struct scatterlist *sgl, unsigned int nents)
 {
@@ -34,6 +71,9 @@ static int gmb_report(struct page_reporting_dev_info *pr_dev_info,
 	unsigned long bytes = 0;
 	unsigned int unused, i;
 	int err;
+
+	if (gmb_report_hold(vb))
+		return -EAGAIN;
 
 	/* Indirect descriptors are off (validate), so this cannot allocate. */
 	err = virtqueue_add_inbuf(vq, sgl, nents, vb, GFP_NOWAIT | __GFP_NOWARN);
@@ -83,9 +123,11 @@ int gmb_reporting_start(struct gmb *vb)
 		return 0;
 	}
 	vb->reporting_registered = true;
-	dev_info(dev, "free page reporting enabled (order %u)\n",
+	dev_info(dev, "free page reporting enabled (order %u, delay %u ms)\n",
 		 vb->pr_dev_info.order ? vb->pr_dev_info.order :
-		 (unsigned int)pageblock_order);
+		 (unsigned int)pageblock_order,
+		 max(READ_ONCE(gmb_param_report_delay_ms),
+		     jiffies_to_msecs(GMB_KERNEL_REPORT_DELAY)));
 	return 0;
 }
 

@@ -14,6 +14,8 @@ BAD = [
     ("migrate_batch", "513"),
     ("oom_pages", "65537"),
     ("report_order", "11"),
+    ("report_delay_ms", "600001"),
+    ("report_delay_ms", "-5"),
     ("report_order", "-1"),
     ("floor_mb", "-2"),
     ("floor_mb", "16777217"),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""guestmm_balloon free page reporting: after the guest frees a large buffer, the QEMU process's RSS drops."""
+"""guestmm_balloon free page reporting: after the guest frees a large buffer, the QEMU process's RSS drops; with report_delay_ms=12000 the report comes no sooner than the delay asks, and still comes."""
 import time
 
 GUEST = dict(mem=1024, smp=2, balloon={"free-page-reporting": "on"}, mods=[])
@@ -35,4 +35,29 @@ def run(g):
           "reported_pages=%d" % (high, low, rep1 - rep0))
     assert rep1 - rep0 >= 300 * 256, (rep0, rep1)
     assert high - low >= 300 * 1024, (high, low)
+    g.sh("rmmod guestmm_balloon")
+
+    # A 12 s delay: the pages freed now are reported no sooner than that.
+    g.sh("modprobe guestmm_balloon report_delay_ms=12000")
+    assert "delay 12000 ms" in g.sh("dmesg | grep 'reporting enabled' | tail -1")
+    g.sh("frag 300 1000000 > /tmp/frag.out & echo $! > /tmp/frag.pid")
+    g.sh("i=0; until grep -q 'FRAG ready' /tmp/frag.out; do sleep 0.5; "
+         "i=$((i+1)); [ $i -lt 240 ] || exit 1; done")
+    time.sleep(15)              # earlier frees are reported and done with
+    rep0 = int(g.sh("cat %s/reported_pages" % DBG))
+    g.sh("kill $(cat /tmp/frag.pid); wait $(cat /tmp/frag.pid) 2>/dev/null;"
+         " true")
+    t0 = time.monotonic()
+    first = None
+    while time.monotonic() - t0 < 60:
+        time.sleep(0.5)
+        if int(g.sh("cat %s/reported_pages" % DBG)) - rep0 >= 200 * 256:
+            first = time.monotonic() - t0
+            break
+    held = int(g.sh("cat %s/reports_held" % DBG))
+    print("KEY balloon_reporting delay_ms=12000 reported_after_s=%s "
+          "reports_held=%d" % (first, held))
+    assert first is not None, "nothing reported within 60 s"
+    assert first >= 10, first
+    assert held > 0, held
     g.sh("rmmod guestmm_balloon")
