@@ -9,20 +9,15 @@ cached (6.1: 357 s, 6.12: 392 s; dkms build 90-240 s, the reboot 25-180 s
 of which most is the firmware reloading kernel and initrd after the
 reset), plus 2 to 4 minutes for the image when the cache is cold.
 """
-import atexit
-import os
 import re
-import shutil
-import subprocess
-import tempfile
 import time
+
+import debimage
 
 GUEST = dict(mem=1536, smp=2, balloon={}, reboot=True, boot_timeout=600)
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 2400          # seconds, image build excluded (see guest_config)
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
 MIB = 1 << 20
 LP = "/sys/kernel/livepatch/guestmm_klp"
 VER = None
@@ -38,29 +33,8 @@ def guest_config(abi):
     the dist tarball (tests/run calls this before booting)."""
     global VER, SERIES
     SERIES = series_of(abi)
-    t0 = time.monotonic()
-    img = subprocess.run([os.path.join(TOP, "scripts/rootfs/build.sh"),
-                          "--kernel", SERIES], check=True, text=True,
-                         stdout=subprocess.PIPE).stdout.strip().splitlines()[-1]
-    print("KEY dkms_e2e_image seconds=%.0f dir=%s" %
-          (time.monotonic() - t0, img), flush=True)
-    tmp = tempfile.mkdtemp(prefix="guestmm-dkms.")
-    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
-    overlay = os.path.join(tmp, "root.qcow2")
-    subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw",
-                    "-b", os.path.join(img, "rootfs.ext4"), overlay],
-                   check=True)
-    tarball = os.path.join(tmp, "guestmm.tar")
-    subprocess.run([os.path.join(TOP, "scripts/install.sh"), "dist",
-                    tarball], check=True)
-    VER = subprocess.run([os.path.join(TOP, "scripts/install.sh"),
-                          "version"], check=True, text=True,
-                         stdout=subprocess.PIPE).stdout.strip()
-    return dict(kernel=os.path.join(img, "vmlinuz"),
-                initrd=os.path.join(img, "initrd.img"),
-                append="root=/dev/vda rw",
-                drives=[{"file": overlay, "format": "qcow2"},
-                        {"file": tarball, "readonly": True}])
+    VER = debimage.dist_version()
+    return debimage.debian_guest(SERIES, tag="dkms_e2e")
 
 
 def step(name, t0):
@@ -113,11 +87,8 @@ def run(g):
     abi = g.sh("uname -r").strip()
     klp = SERIES == "6.1"           # the kernels the livepatch supports
     print("KEY dkms_e2e_boot abi=%s seconds=%.0f" % (abi, g.boot_seconds))
-    state = g.sh("systemctl is-system-running --wait", timeout=300,
-                 check=False).strip()
-    assert state == "running", (state, g.sh("systemctl --failed --plain"))
     # udev loads the stock driver (coldplug is not over when systemd is).
-    g.sh("udevadm settle", timeout=120)
+    debimage.wait_booted(g)
     wait_for(g, BALLOON_DRIVER, "virtio_balloon", timeout=60)
 
     # The source tree, as a user downloads it.

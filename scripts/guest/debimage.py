@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A stock Debian guest booted from its own disk, for the cases and
+benchmarks that need more than the busybox initramfs (dkms, gcc, systemd).
+
+debian_guest(series) builds (or reuses) scripts/rootfs/build.sh's image,
+puts a throw-away qcow2 overlay on it and the `scripts/install.sh dist`
+tarball beside it, and returns the Guest keys to boot it: the image's own
+kernel and initramfs, root=/dev/vda, the tarball as /dev/vdb (read-only;
+`tar -xf /dev/vdb` unpacks guestmm-<version>/).  The overlay and tarball
+are removed when the process exits.
+"""
+import atexit
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def dist_version():
+    """guestmm's version, as the dist tarball's directory names it."""
+    return subprocess.run([os.path.join(TOP, "scripts/install.sh"),
+                           "version"], check=True, text=True,
+                          stdout=subprocess.PIPE).stdout.strip()
+
+
+def debian_guest(series, tag="debimage"):
+    """Guest keys for the Debian image of kernel series `series`; prints a
+    KEY line with the image build time (0 when cached)."""
+    t0 = time.monotonic()
+    img = subprocess.run([os.path.join(TOP, "scripts/rootfs/build.sh"),
+                          "--kernel", series], check=True, text=True,
+                         stdout=subprocess.PIPE).stdout.strip().splitlines()[-1]
+    print("KEY %s_image seconds=%.0f dir=%s" %
+          (tag, time.monotonic() - t0, img), flush=True)
+    tmp = tempfile.mkdtemp(prefix="guestmm-debimage.")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    overlay = os.path.join(tmp, "root.qcow2")
+    subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw",
+                    "-b", os.path.join(img, "rootfs.ext4"), overlay],
+                   check=True)
+    tarball = os.path.join(tmp, "guestmm.tar")
+    subprocess.run([os.path.join(TOP, "scripts/install.sh"), "dist",
+                    tarball], check=True)
+    return dict(kernel=os.path.join(img, "vmlinuz"),
+                initrd=os.path.join(img, "initrd.img"),
+                append="root=/dev/vda rw",
+                drives=[{"file": overlay, "format": "qcow2"},
+                        {"file": tarball, "readonly": True}])
+
+
+def wait_booted(g, timeout=300):
+    """systemd is up and udev's coldplug is over."""
+    state = g.sh("systemctl is-system-running --wait", timeout=timeout,
+                 check=False).strip()
+    assert state == "running", (state, g.sh("systemctl --failed --plain"))
+    g.sh("udevadm settle", timeout=120)
