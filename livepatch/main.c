@@ -54,7 +54,7 @@ MODULE_PARM_DESC(force,
 struct gmm_klp_tunables gmm_klp_tun = {
 	.fast_search = true,
 	.search_depth = COMPACT_CLUSTER_MAX,
-	.candidates = 4,
+	.candidates = 1,
 	.balloon_cost = 4,
 };
 
@@ -149,7 +149,7 @@ static struct gmm_uint_param candidates_p = {
 };
 module_param_cb(candidates, &gmm_uint_ops, &candidates_p, 0644);
 MODULE_PARM_DESC(candidates,
-		 "source pageblocks scored per search, 1 = upstream first-fit (1..16, default 4)");
+		 "source pageblocks scored per search, 1 = upstream first-fit (1..16, default 1)");
 
 static struct gmm_uint_param balloon_cost_p = {
 	&gmm_klp_tun.balloon_cost, 1, 512

@@ -45,9 +45,9 @@ def run(g):
         g.sh("echo %s > %s/%s" % (bad, PAR, name), check=False)
         assert g.last_rc != 0, (name, bad)
     assert "search_depth: invalid value '5000'" in g.sh("dmesg")
-    g.sh("echo 64 > %s/search_depth && echo 1 > %s/candidates" % (PAR, PAR))
+    g.sh("echo 64 > %s/search_depth && echo 4 > %s/candidates" % (PAR, PAR))
     assert g.sh("cat %s/search_depth" % PAR).strip() == "64"
-    assert g.sh("cat %s/candidates" % PAR).strip() == "1"
+    assert g.sh("cat %s/candidates" % PAR).strip() == "4"
     g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=300)
 
     g.sh("echo 0 > %s/enabled" % LP)
