@@ -13,6 +13,8 @@
  * (/proc/kpageflags).  Prints one line:
  *
  *   THPSCALE faults=N huge=N huge_pct=P fault_us_mean=M huge_us_mean=H base_us_mean=B
+ *            fault_us_p50=.. fault_us_p95=.. huge_us_p50=.. huge_us_p95=..
+ *            base_us_p50=.. base_us_p95=..
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -33,6 +35,8 @@ struct worker {
 	off_t file_off;
 	unsigned long faults, huge;
 	double us_huge, us_base;
+	double *lat;		/* per fault, us */
+	char *was_huge;		/* per fault */
 };
 
 static const char *file;
@@ -98,6 +102,12 @@ static void *work(void *arg)
 	free(buf);
 	close(fd);
 
+	w->lat = calloc(nr, sizeof(*w->lat));
+	w->was_huge = calloc(nr, 1);
+	if (!w->lat || !w->was_huge) {
+		perror("thpscale: calloc");
+		exit(1);
+	}
 	thp = map_aligned(nr * HPAGE);
 	madvise(thp, nr * HPAGE, MADV_HUGEPAGE);
 	pthread_barrier_wait(&barrier);
@@ -108,8 +118,10 @@ static void *work(void *arg)
 		p[0] = 1;
 		memset(p, 2, HPAGE);
 		dt = now_us() - t0;
+		w->lat[w->faults] = dt;
 		w->faults++;
 		if (is_thp(p)) {
+			w->was_huge[w->faults - 1] = 1;
 			w->huge++;
 			w->us_huge += dt;
 		} else {
@@ -119,8 +131,53 @@ static void *work(void *arg)
 	return NULL;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of v[0..n), sorted in place; 0 when empty. */
+static double pct(double *v, size_t n, double p)
+{
+	size_t k;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	k = (size_t)(p / 100.0 * n + 0.999999);
+	return v[k ? k - 1 : 0];
+}
+
+/* Latencies of all, huge (1) or base (0) faults: p50 and p95. */
+static void percentiles(struct worker *w, int threads, int kind,
+			double *p50, double *p95)
+{
+	size_t n = 0, total = 0;
+	unsigned long j;
+	double *v;
+	int i;
+
+	for (i = 0; i < threads; i++)
+		total += w[i].faults;
+	v = calloc(total ? total : 1, sizeof(*v));
+	if (!v) {
+		perror("thpscale: calloc");
+		exit(1);
+	}
+	for (i = 0; i < threads; i++)
+		for (j = 0; j < w[i].faults; j++)
+			if (kind < 0 || w[i].was_huge[j] == kind)
+				v[n++] = w[i].lat[j];
+	*p50 = pct(v, n, 50);
+	*p95 = pct(v, n, 95);
+	free(v);
+}
+
 int main(int argc, char **argv)
 {
+	double all50, all95, huge50, huge95, base50, base95;
 	unsigned long faults = 0, huge = 0;
 	double us_huge = 0, us_base = 0;
 	struct worker *w;
@@ -158,10 +215,15 @@ int main(int argc, char **argv)
 		us_huge += w[i].us_huge;
 		us_base += w[i].us_base;
 	}
-	printf("THPSCALE faults=%lu huge=%lu huge_pct=%.1f fault_us_mean=%.0f huge_us_mean=%.0f base_us_mean=%.0f\n",
+	percentiles(w, threads, -1, &all50, &all95);
+	percentiles(w, threads, 1, &huge50, &huge95);
+	percentiles(w, threads, 0, &base50, &base95);
+	printf("THPSCALE faults=%lu huge=%lu huge_pct=%.1f fault_us_mean=%.0f huge_us_mean=%.0f base_us_mean=%.0f "
+	       "fault_us_p50=%.0f fault_us_p95=%.0f huge_us_p50=%.0f huge_us_p95=%.0f base_us_p50=%.0f base_us_p95=%.0f\n",
 	       faults, huge, faults ? 100.0 * huge / faults : 0.0,
 	       faults ? (us_huge + us_base) / faults : 0.0,
 	       huge ? us_huge / huge : 0.0,
-	       faults - huge ? us_base / (faults - huge) : 0.0);
+	       faults - huge ? us_base / (faults - huge) : 0.0,
+	       all50, all95, huge50, huge95, base50, base95);
 	return 0;
 }
