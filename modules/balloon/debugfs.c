@@ -52,7 +52,7 @@ static int gmb_state_show(struct seq_file *m, void *unused)
 {
 	struct gmb *vb = m->private;
 	unsigned long flags;
-	unsigned long isolated;
+	unsigned long isolated, hold;
 	int i;
 
 	spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
@@ -72,6 +72,9 @@ static int gmb_state_show(struct seq_file *m, void *unused)
 		   READ_ONCE(gmb_param_oom_pages) << READ_ONCE(vb->oom_shift));
 	seq_printf(m, "backoff_ms %u\n", READ_ONCE(vb->backoff_ms));
 	seq_printf(m, "oom_held_pages %lu\n", READ_ONCE(vb->oom_held));
+	hold = READ_ONCE(vb->report_hold_until);
+	seq_printf(m, "report_hold_ms %u\n", hold && time_before(jiffies, hold) ?
+		   jiffies_to_msecs(hold - jiffies) : 0);
 	seq_printf(m, "migrate_sync %d\n", vb->mig_sync);
 	seq_printf(m, "migrate_queued_in %u\n", READ_ONCE(vb->mig[GMB_MIG_IN].nr));
 	seq_printf(m, "migrate_queued_out %u\n",
