@@ -36,6 +36,13 @@ static inline bool klpr_get_pageblock_skip(struct page *page)
 					    1UL << PB_migrate_skip);
 }
 
+/* include/linux/pageblock-flags.h: set_pageblock_skip() */
+static inline void klpr_set_pageblock_skip(struct page *page)
+{
+	klpe_set_pfnblock_flags_mask(page, 1UL << PB_migrate_skip,
+				     page_to_pfn(page), 1UL << PB_migrate_skip);
+}
+
 /* include/linux/mmzone.h: get_pageblock_migratetype() */
 static inline int klpr_get_pageblock_migratetype(struct page *page)
 {
