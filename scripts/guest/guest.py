@@ -23,6 +23,12 @@ Configuration (keyword arguments, also the keys of a test case's GUEST):
               keys file, format (raw), readonly (False)
     reboot    let a guest reboot instead of exiting QEMU (False)
     boot_timeout  seconds until the agent must answer (180)
+    tcg_single  run all vCPUs in one TCG thread (False).  QEMU 7.2's
+              multi-threaded TCG has hung guests whose kernel patches text
+              that another vCPU is executing (a livepatch's ftrace site,
+              a tracepoint's static call): one vCPU stays at the patched
+              instruction or in the int3 handler, soft lockup.  Cases that
+              patch live code under load set it; KVM ignores it.
 """
 import base64
 import os
@@ -73,7 +79,7 @@ def kvm_usable():
 class Guest:
     def __init__(self, kernel, initrd, logdir, mem=1024, smp=2, numa=0,
                  balloon=None, disk_mb=0, mods=(), append="", drives=(),
-                 reboot=False, boot_timeout=180):
+                 reboot=False, boot_timeout=180, tcg_single=False):
         self.kernel, self.initrd, self.logdir = kernel, initrd, logdir
         self.mem, self.smp, self.numa = mem, smp, numa
         self.balloon_props = balloon
@@ -83,6 +89,7 @@ class Guest:
         self.disk_mb, self.append = disk_mb, append
         self.drives, self.reboot = list(drives), reboot
         self.boot_timeout = boot_timeout
+        self.tcg_single = tcg_single
         self.proc = self.qmp = self.ctl = None
         self.rbuf = b""
         os.makedirs(logdir, exist_ok=True)
@@ -110,7 +117,8 @@ class Guest:
 
     def qemu_argv(self):
         argv = ["qemu-system-x86_64", "-accel",
-                "kvm" if kvm_usable() else "tcg",
+                "kvm" if kvm_usable() else
+                "tcg,thread=single" if self.tcg_single else "tcg",
                 "-m", str(self.mem), "-smp", self.smp_topology(),
                 "-nodefaults", "-display", "none",
                 "-kernel", self.kernel, "-initrd", self.initrd,

@@ -8,7 +8,8 @@ import time
 from klplib import LP, klp_stats, wait_transition
 
 GUEST = dict(mem=1024, smp=2, balloon=None, mods=["guestmm_highalloc"],
-             disk_mb=400, append="transparent_hugepage=always")
+             disk_mb=400, append="transparent_hugepage=always",
+             tcg_single=True)   # 100 ftrace patchings of a running compact_zone
 KERNELS = ("6.1",)
 TIMEOUT = 2400
 
