@@ -64,60 +64,44 @@ static const struct kernel_param_ops gmb_bool_ops = {
 	.get = param_get_bool,
 };
 
-static int gmb_param_set_range(const char *val, const struct kernel_param *kp,
-			       unsigned int min, unsigned int max)
+/* An unsigned parameter that only takes values in [min, max]. */
+struct gmb_uint_param {
+	unsigned int *val;
+	unsigned int min, max;
+};
+
+static int gmb_param_set_uint(const char *val, const struct kernel_param *kp)
 {
+	const struct gmb_uint_param *p = kp->arg;
 	unsigned int v;
 
-	if (!val || kstrtouint(val, 0, &v) || v < min || v > max) {
+	if (!val || kstrtouint(val, 0, &v) || v < p->min || v > p->max) {
 		pr_err("invalid value '%s' for parameter '%s': expected an integer from %u to %u\n",
-		       val ? val : "", kp->name, min, max);
+		       val ? val : "", kp->name, p->min, p->max);
 		return -EINVAL;
 	}
-	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	WRITE_ONCE(*p->val, v);
 	return 0;
 }
 
-static int gmb_param_set_batch(const char *val, const struct kernel_param *kp)
+static int gmb_param_get_uint(char *buf, const struct kernel_param *kp)
 {
-	return gmb_param_set_range(val, kp, GMB_PAGES_PER_PAGE, GMB_PFNS_MAX);
+	const struct gmb_uint_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*p->val));
 }
 
-static const struct kernel_param_ops gmb_batch_ops = {
-	.set = gmb_param_set_batch,
-	.get = param_get_uint,
+static const struct kernel_param_ops gmb_uint_ops = {
+	.set = gmb_param_set_uint,
+	.get = gmb_param_get_uint,
 };
 
-static int gmb_param_set_oom(const char *val, const struct kernel_param *kp)
-{
-	return gmb_param_set_range(val, kp, GMB_PAGES_PER_PAGE,
-				   GMB_OOM_PAGES_MAX);
-}
-
-static const struct kernel_param_ops gmb_oom_ops = {
-	.set = gmb_param_set_oom,
-	.get = param_get_uint,
-};
-
-static int gmb_param_set_order(const char *val, const struct kernel_param *kp)
-{
-	return gmb_param_set_range(val, kp, 0, GMM_MAX_PAGE_ORDER);
-}
-
-static const struct kernel_param_ops gmb_order_ops = {
-	.set = gmb_param_set_order,
-	.get = param_get_uint,
-};
-
-static int gmb_param_set_delay(const char *val, const struct kernel_param *kp)
-{
-	return gmb_param_set_range(val, kp, 0, GMB_REPORT_DELAY_MAX_MS);
-}
-
-static const struct kernel_param_ops gmb_delay_ops = {
-	.set = gmb_param_set_delay,
-	.get = param_get_uint,
-};
+/* module_param_cb() for an unsigned int @var limited to [@min, @max]. */
+#define GMB_UINT_PARAM(name, var, min, max, mode)			\
+	static struct gmb_uint_param gmb_range_##name = {		\
+		&(var), (min), (max)					\
+	};								\
+	module_param_cb(name, &gmb_uint_ops, &gmb_range_##name, mode)
 
 static int gmb_param_set_floor(const char *val, const struct kernel_param *kp)
 {
@@ -166,23 +150,28 @@ static const struct kernel_param_ops gmb_chunk_ops = {
 module_param_cb(movable, &gmb_bool_ops, &gmb_param_movable, 0444);
 MODULE_PARM_DESC(movable,
 		 "Balloon pages can be migrated by compaction (1, default) or are pinned (0, pre-3.8 behaviour). Read at probe.");
-module_param_cb(batch_pages, &gmb_batch_ops, &gmb_param_batch_pages, 0644);
+GMB_UINT_PARAM(batch_pages, gmb_param_batch_pages, GMB_PAGES_PER_PAGE,
+	       GMB_PFNS_MAX, 0644);
 MODULE_PARM_DESC(batch_pages,
 		 "4 KiB pages per inflate/deflate message to the host (1-512, default 256)");
-module_param_cb(migrate_batch, &gmb_batch_ops, &gmb_param_migrate_batch, 0644);
+GMB_UINT_PARAM(migrate_batch, gmb_param_migrate_batch, GMB_PAGES_PER_PAGE,
+	       GMB_PFNS_MAX, 0644);
 MODULE_PARM_DESC(migrate_batch,
 		 "Balloon page migrations told to the host per message (1-512, default 256; 1 = at once, as stock; always 1 with MUST_TELL_HOST)");
-module_param_cb(oom_pages, &gmb_oom_ops, &gmb_param_oom_pages, 0644);
+GMB_UINT_PARAM(oom_pages, gmb_param_oom_pages, GMB_PAGES_PER_PAGE,
+	       GMB_OOM_PAGES_MAX, 0644);
 MODULE_PARM_DESC(oom_pages,
 		 "4 KiB pages deflated per OOM notification with DEFLATE_ON_OOM (1-65536, default 256)");
-module_param_cb(report_order, &gmb_order_ops, &gmb_param_report_order, 0444);
+GMB_UINT_PARAM(report_order, gmb_param_report_order, 0, GMM_MAX_PAGE_ORDER,
+	       0444);
 module_param_cb(floor_mb, &gmb_floor_ops, &gmb_param_floor_mb, 0644);
 MODULE_PARM_DESC(floor_mb,
 		 "Never inflate below this much guest memory in MiB (-1 = automatic, default; 0 = no floor)");
 module_param_cb(chunk_order, &gmb_chunk_ops, &gmb_param_chunk_order, 0444);
 MODULE_PARM_DESC(chunk_order,
 		 "Inflate whole aligned blocks of this order (0 = 4 KiB pages only, default; or pageblock_order, 2 MiB on x86). Read at probe.");
-module_param_cb(report_delay_ms, &gmb_delay_ops, &gmb_param_report_delay_ms, 0644);
+GMB_UINT_PARAM(report_delay_ms, gmb_param_report_delay_ms, 0,
+	       GMB_REPORT_DELAY_MAX_MS, 0644);
 MODULE_PARM_DESC(report_delay_ms,
 		 "Report freed pages to the host this long after they are freed (0-600000 ms; 0 = the kernel's own 2 s)");
 MODULE_PARM_DESC(report_order,
