@@ -1,19 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """guestmm_balloon chunk_order=9 under load: inflate/deflate cycles and rmmod while compaction keeps migrating strays; every page leaves the driver's movable_operations before unload, no page lost, no kernel warning."""
-import importlib.util
-import os
+from balloonlib import sibling_case
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 TIMEOUT = 900
 
 # Same procedure as balloon_stress_migrate; more filler, so that part of
 # the balloon has to be strays that compaction can move.
-_spec = importlib.util.spec_from_file_location(
-    "balloon_stress_migrate",
-    os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                 "balloon_stress_migrate.py"))
-_stress = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_stress)
+_stress = sibling_case("balloon_stress_migrate")
 
 
 def run(g):
