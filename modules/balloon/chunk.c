@@ -97,20 +97,23 @@ unsigned long gmb_chunk_stray_pages(struct gmb *vb)
 	return held > in_blocks ? held - in_blocks : 0;
 }
 
-/* debugfs "blocks": the first pfn of every complete block, one per line. */
+/*
+ * debugfs "blocks": every block holding balloon pages, as its first pfn
+ * and how many of its pages are in the balloon; a complete block shows
+ * 1 << chunk_order.  The map of where strays are and what compaction
+ * can reach.
+ */
 void gmb_chunk_show_blocks(struct gmb *vb, struct seq_file *m)
 {
-	unsigned int full = gmb_blk_pages(vb);
 	unsigned long i, flags;
+	unsigned int count;
 
 	for (i = 0; i < vb->nr_blks; i++) {
-		bool complete;
-
 		spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
-		complete = vb->blk_count[i] == full;
+		count = vb->blk_count[i];
 		spin_unlock_irqrestore(&vb->b_dev_info.pages_lock, flags);
-		if (complete)
-			seq_printf(m, "0x%lx\n", i << vb->chunk_order);
+		if (count)
+			seq_printf(m, "0x%lx %u\n", i << vb->chunk_order, count);
 	}
 }
 
