@@ -79,6 +79,8 @@ static int gmb_state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "migrate_queued_in %u\n", READ_ONCE(vb->mig[GMB_MIG_IN].nr));
 	seq_printf(m, "migrate_queued_out %u\n",
 		   READ_ONCE(vb->mig[GMB_MIG_OUT].nr));
+	/* Every page the balloon allocates is zeroed first (docs/balloon.md). */
+	seq_printf(m, "init_on_alloc %d\n", want_init_on_alloc(GFP_KERNEL));
 	seq_printf(m, "chunk_order %u\n", vb->chunk_order);
 	seq_printf(m, "complete_blocks %lu\n", READ_ONCE(vb->complete_blocks));
 	seq_printf(m, "stray_pages %lu\n",

@@ -26,6 +26,11 @@ def run(g):
     assert st["inflated_pages"] == 256 * 256, st
     # Default batch: 256 pages (1 MiB) per host message.
     assert st["host_msgs_inflate"] == 256, st
+    # Debian's kernels zero every allocated page unless booted with
+    # init_on_alloc=0; state says which, as the kernel reports it at boot.
+    auto_init = g.sh("dmesg | grep 'mem auto-init:'")
+    assert ("heap alloc:on" in auto_init) == (st["init_on_alloc"] == 1), \
+        (auto_init, st)
 
     # A target that changes while the balloon is moving: 512 MiB out, then
     # at once only 128 MiB out.  The driver must end at the second one.
