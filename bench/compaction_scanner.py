@@ -19,7 +19,7 @@ import statistics
 import workloads
 
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=2048)
-ROUNDS = 5
+ROUNDS = 15
 REPS = 1            # the repetitions are the ROUNDS inside one boot
 FILES, FILE_KIB = 24000, 64
 LP = "/sys/kernel/livepatch/guestmm_klp"
