@@ -14,6 +14,8 @@ of the inflated memory leaves as whole huge pages).
 """
 import time
 
+from workloads import frag_start, frag_stop
+
 GUEST = dict(mem=1024, smp=2, balloon={})
 INFLATE_MIB = 256
 HOLD_MIB = 500
@@ -39,22 +41,11 @@ METRICS = [
 ]
 
 
-def frag_hold(g, mib):
-    g.sh("frag %d > /tmp/frag.out 2>&1 & echo $! > /tmp/frag.pid" % mib)
-    g.sh("until grep -q 'FRAG ready' /tmp/frag.out; do sleep 0.5; done",
-         timeout=600)
-
-
-def frag_kill(g):
-    g.sh("kill $(cat /tmp/frag.pid); wait $(cat /tmp/frag.pid) 2>/dev/null;"
-         " sleep 1; true")
-
-
 def measure(g, variant):
     g.sh("echo 3 > /proc/sys/vm/drop_caches")
-    frag_hold(g, max(64, g.meminfo()["MemAvailable"] // 1024 - 64))
-    frag_kill(g)
-    frag_hold(g, HOLD_MIB)
+    frag_start(g, max(64, g.meminfo()["MemAvailable"] // 1024 - 64))
+    frag_stop(g)
+    frag_start(g, HOLD_MIB)
     if variant.get("load"):
         g.sh(variant["load"])
     m0 = g.qemu_memory()

@@ -23,6 +23,8 @@ per folio; under TCG the clock is HPET, an emulated MMIO read).
 import json
 import statistics
 
+import workloads
+
 
 GUEST = dict(mem=1024, smp=2, numa=2, balloon=None)
 ROUNDS = 3
@@ -55,15 +57,13 @@ def compaction_run(g):
     """frag, compact_memory, ALLOCS order-9 allocations: guest seconds and
     pages migrated."""
     g.sh("echo 3 > /proc/sys/vm/drop_caches; echo 0 > " + HA)
-    g.sh("frag %d > /tmp/frag.out 2>&1 & echo $! > /tmp/frag.pid" % FRAG_MIB)
-    g.sh("i=0; until grep -q 'FRAG ready' /tmp/frag.out; do sleep 0.5; "
-         "i=$((i+1)); [ $i -lt 600 ] || exit 1; done", timeout=330)
+    workloads.frag_start(g, FRAG_MIB)
     v0 = g.vmstat()
     s = timed(g, "echo 1 > /proc/sys/vm/compact_memory; echo %d > %s"
               % (ALLOCS, HA))
     pages = g.vmstat()["pgmigrate_success"] - v0["pgmigrate_success"]
-    g.sh("echo 0 > %s; kill $(cat /tmp/frag.pid); "
-         "wait $(cat /tmp/frag.pid) 2>/dev/null; sleep 1; true" % HA)
+    g.sh("echo 0 > " + HA)
+    workloads.frag_stop(g)
     return s, pages
 
 

@@ -27,6 +27,34 @@ def free_huge_blocks(g):
     return total
 
 
+# frag's stride that gives (practically) nothing back: it just holds memory.
+FRAG_KEEP_ALL = 1000000
+
+
+def frag_start(g, mib, stride=2, timeout=300):
+    """Start `frag MIB STRIDE` in the background (it faults MIB MiB in and
+    frees one page in every STRIDE) and wait until it holds its memory.
+    Its output is in /tmp/frag.out."""
+    g.sh("frag %d %d > /tmp/frag.out 2>&1 & echo $! > /tmp/frag.pid"
+         % (mib, stride))
+    deadline = time.monotonic() + timeout
+    while "FRAG ready" not in g.sh("cat /tmp/frag.out"):
+        if time.monotonic() > deadline:
+            raise AssertionError("frag did not get ready: " +
+                                 g.sh("cat /tmp/frag.out"))
+        if g.sh("kill -0 $(cat /tmp/frag.pid) 2>/dev/null || echo gone"):
+            raise AssertionError("frag died: " + g.sh("cat /tmp/frag.out"))
+        time.sleep(0.5)
+
+
+def frag_stop(g):
+    """Kill frag and wait until its memory is back (a second for the
+    freed pages to reach the free lists)."""
+    g.sh("kill $(cat /tmp/frag.pid) 2>/dev/null; "
+         "wait $(cat /tmp/frag.pid) 2>/dev/null; killall -q frag; sleep 1; "
+         "true")
+
+
 def scattered_inflate(g, inflate_mib, frag_mib=None, timeout=300):
     """Fragment free memory with `frag`, inflate the balloon by
     inflate_mib so its pages land in the holes, then free the rest.
@@ -37,16 +65,11 @@ def scattered_inflate(g, inflate_mib, frag_mib=None, timeout=300):
     ram = g.mem * MIB
     if frag_mib is None:
         frag_mib = g.mem // 2
-    g.sh("frag %d > /tmp/frag.out 2>&1 &" % frag_mib)
-    deadline = time.monotonic() + timeout
-    while "FRAG ready" not in g.sh("cat /tmp/frag.out"):
-        if time.monotonic() > deadline:
-            raise AssertionError("frag did not get ready")
-        time.sleep(0.5)
+    frag_start(g, frag_mib, timeout=timeout)
     target = ram - inflate_mib * MIB
     g.balloon(target)
     g.wait_balloon(target, timeout=timeout)
-    g.sh("kill %frag 2>/dev/null; killall frag; sleep 1; true")
+    frag_stop(g)
     return target
 
 

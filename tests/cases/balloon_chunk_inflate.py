@@ -4,6 +4,7 @@ import re
 import time
 
 from balloonlib import DBG, MIB, state
+from workloads import frag_start, frag_stop
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 # 6.12 too: the panic seen there once in 31 runs ("Fatal exception in
@@ -26,32 +27,20 @@ def host_thp_mode():
         return "unavailable"
 
 
-def frag_hold(g, mib):
-    g.sh("frag %d > /tmp/frag.out 2>&1 & echo $! > /tmp/frag.pid" % mib)
-    g.sh("i=0; until grep -q 'FRAG ready' /tmp/frag.out; do "
-         "sleep 0.5; i=$((i+1)); [ $i -lt 600 ] || exit 1; done",
-         timeout=330)
-
-
-def frag_kill(g):
-    g.sh("kill $(cat /tmp/frag.pid); wait $(cat /tmp/frag.pid) 2>/dev/null;"
-         " sleep 1; true")
-
-
 def prime(g):
     """Touch (nearly) all free guest memory once, so the host backs guest
     RAM with huge pages before anything is measured."""
     g.sh("echo 3 > /proc/sys/vm/drop_caches")
     avail = g.meminfo()["MemAvailable"] // 1024
-    frag_hold(g, max(64, avail - 64))
-    frag_kill(g)
+    frag_start(g, max(64, avail - 64))
+    frag_stop(g)
 
 
 def inflate_phase(g, order):
     """Hold HOLD_MIB of scattered 4 KiB holes, load the driver, inflate
     INFLATE_MIB and measure the host and the driver."""
     ram = g.mem * MIB
-    frag_hold(g, HOLD_MIB)
+    frag_start(g, HOLD_MIB)
     g.sh("modprobe guestmm_balloon chunk_order=%d" % order)
     g.sh("echo 4096 > %s/buffer_size_kb; echo > %s/trace; echo 1 > "
          "%s/events/guestmm_balloon/guestmm_balloon_inflate/enable"
@@ -126,7 +115,7 @@ def run(g):
     infl = vm1["balloon_inflate"] - vm0["balloon_inflate"]
     defl = vm1["balloon_deflate"] - vm0["balloon_deflate"]
     assert infl == defl == pages, (infl, defl)
-    frag_kill(g)
+    frag_stop(g)
 
     # ---- chunk_order=0: today's 4 KiB behaviour, same procedure ----
     g.balloon(ram)
@@ -138,7 +127,7 @@ def run(g):
     g.wait_balloon(ram, timeout=120)
     g.sh("rmmod guestmm_balloon")
     assert g.meminfo()["MemTotal"] == boot["MemTotal"]
-    frag_kill(g)
+    frag_stop(g)
 
     mode = host_thp_mode()
     usable = mode in ("always", "madvise") and c["thp_before"] >= 256

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """guestmm_balloon movable=1: balloon pages inflated into fragmented memory are migrated by compact_memory; host size unchanged; debugfs agrees with vmstat."""
-from workloads import free_huge_blocks
+from workloads import free_huge_blocks, scattered_inflate
 from balloonlib import MIB, state
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
@@ -14,13 +14,7 @@ def fragment_and_compact(g, movable):
     g.sh("modprobe guestmm_balloon movable=%d" % movable)
     # debugfs counts from this load on, vmstat since boot.
     at_load = g.vmstat()["balloon_migrate"]
-    g.sh("frag 800 2 > /tmp/frag.out & echo $! > /tmp/frag.pid")
-    g.sh("i=0; until grep -q 'FRAG ready' /tmp/frag.out; do "
-         "sleep 0.5; i=$((i+1)); [ $i -lt 240 ] || exit 1; done")
-    g.balloon(ram - 256 * MIB)
-    g.wait_balloon(ram - 256 * MIB, timeout=180)
-    g.sh("kill $(cat /tmp/frag.pid); wait $(cat /tmp/frag.pid) 2>/dev/null;"
-         " sleep 1")
+    scattered_inflate(g, 256, frag_mib=800, timeout=180)
     before = g.vmstat()
     huge_before = free_huge_blocks(g)
     # Twice: where the two scanners meet depends on the layout, and one

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """guestmm_balloon deflate-on-oom: with 700 MiB inflated, a process allocating past free memory survives, nothing is OOM-killed, and the balloon shrinks."""
 from balloonlib import MIB, state
+from workloads import FRAG_KEEP_ALL, frag_start
 
 GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"}, mods=[])
 
@@ -20,11 +21,7 @@ def run(g):
     vm0 = g.vmstat()
 
     # Touch 150 MiB more than is available; keep (almost) all of it.
-    g.sh("frag %d 1000000 > /tmp/frag.out 2>&1 & echo $! > /tmp/frag.pid"
-         % want)
-    g.sh("i=0; until grep -q 'FRAG ready' /tmp/frag.out; do sleep 1; "
-         "i=$((i+1)); [ $i -lt 240 ] || { cat /tmp/frag.out; exit 1; }; "
-         "done", timeout=300)
+    frag_start(g, want, stride=FRAG_KEEP_ALL)
     g.sh("kill -0 $(cat /tmp/frag.pid)")
     vm1 = g.vmstat()
     st = state(g)

@@ -2,6 +2,8 @@
 """guestmm_balloon free page reporting: after the guest frees a large buffer, the QEMU process's RSS drops; with report_delay_ms=12000 the report comes no sooner than the delay asks, and still comes."""
 import time
 
+from workloads import FRAG_KEEP_ALL, frag_start
+
 GUEST = dict(mem=1024, smp=2, balloon={"free-page-reporting": "on"}, mods=[])
 
 DBG = "/sys/kernel/debug/guestmm_balloon"
@@ -13,9 +15,7 @@ def run(g):
     assert "reporting 1" in st, st
     assert "free page reporting enabled" in g.sh("dmesg")
 
-    g.sh("frag 500 1000000 > /tmp/frag.out & echo $! > /tmp/frag.pid")
-    g.sh("i=0; until grep -q 'FRAG ready' /tmp/frag.out; do sleep 0.5; "
-         "i=$((i+1)); [ $i -lt 240 ] || exit 1; done")
+    frag_start(g, 500, stride=FRAG_KEEP_ALL)
     time.sleep(3)
     high = g.qemu_memory()["Rss"]
     rep0 = int(g.sh("cat %s/reported_pages" % DBG))
@@ -40,9 +40,7 @@ def run(g):
     # A 12 s delay: the pages freed now are reported no sooner than that.
     g.sh("modprobe guestmm_balloon report_delay_ms=12000")
     assert "delay 12000 ms" in g.sh("dmesg | grep 'reporting enabled' | tail -1")
-    g.sh("frag 300 1000000 > /tmp/frag.out & echo $! > /tmp/frag.pid")
-    g.sh("i=0; until grep -q 'FRAG ready' /tmp/frag.out; do sleep 0.5; "
-         "i=$((i+1)); [ $i -lt 240 ] || exit 1; done")
+    frag_start(g, 300, stride=FRAG_KEEP_ALL)
     # A round already held back (frees of the set-up) would report the
     # new pages with it, early: start from a quiet moment.
     deadline = time.monotonic() + 60

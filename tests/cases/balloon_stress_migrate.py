@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """guestmm_balloon under load: inflate/deflate cycles and rmmod while compaction keeps migrating balloon pages; no page lost, no kernel warning."""
+from workloads import frag_start
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 TIMEOUT = 900
@@ -16,9 +17,7 @@ def run(g):
     g.sh(LOAD)
     boot_total = g.meminfo()["MemTotal"]
     vm0 = g.vmstat()
-    g.sh("frag %d 2 > /tmp/frag.out & echo $! > /tmp/frag.pid" % FRAG_MIB)
-    g.sh("i=0; until grep -q 'FRAG ready' /tmp/frag.out; do sleep 0.5; "
-         "i=$((i+1)); [ $i -lt 240 ] || exit 1; done")
+    frag_start(g, FRAG_MIB)
     g.sh("(while :; do echo 1 > /proc/sys/vm/compact_memory; done) "
          ">/dev/null 2>&1 & echo $! > /tmp/compact.pid")
 

@@ -4,10 +4,10 @@ alternates stock and patched runs (four each) of frag + compact_memory and
 frag + order-9 allocations (direct compaction, where the free-list search
 works); the best run of each mode is compared."""
 import re
-import time
 
 from klplib import LP, klp_stats, wait_transition
 
+import workloads
 from workloads import free_huge_blocks
 
 GUEST = dict(mem=1024, smp=2, balloon=None,
@@ -38,15 +38,7 @@ def klp_off(g):
 
 def frag_start(g):
     g.sh("echo 3 > /proc/sys/vm/drop_caches")
-    g.sh("frag %d > /tmp/frag.out 2>&1 &" % FRAG_MIB)
-    deadline = time.monotonic() + 300
-    while "FRAG ready" not in g.sh("cat /tmp/frag.out"):
-        assert time.monotonic() < deadline, "frag did not get ready"
-        time.sleep(1)
-
-
-def frag_stop(g):
-    g.sh("killall frag; sleep 1; true")
+    workloads.frag_start(g, FRAG_MIB)
 
 
 def one_run(g):
@@ -61,7 +53,7 @@ def one_run(g):
     g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=600)
     vm1, huge1 = g.vmstat(), free_huge_blocks(g)
     ends = re.findall(r"status=(\w+)", g.sh("cat %s/trace" % T))
-    frag_stop(g)
+    workloads.frag_stop(g)
 
     frag_start(g)
     g.sh("echo 0 > " + HA)
@@ -70,7 +62,7 @@ def one_run(g):
     ha = dict(kv.split("=") for kv in g.sh("cat " + HA).split())
     vm3 = g.vmstat()
     g.sh("echo 0 > " + HA)
-    frag_stop(g)
+    workloads.frag_stop(g)
     vm_last = g.vmstat()
 
     def delta(a, b, key):

@@ -6,6 +6,7 @@ every transition completes within 5 s."""
 import time
 
 from klplib import LP, klp_stats, wait_transition
+from workloads import frag_start
 
 GUEST = dict(mem=1024, smp=2, balloon=None, mods=["guestmm_highalloc"],
              disk_mb=400, append="transparent_hugepage=always",
@@ -31,9 +32,7 @@ LOADS = [
 def run(g):
     g.sh("dd if=/dev/zero of=/mnt/file bs=1M count=300 conv=fsync 2>&1",
          timeout=300)
-    g.sh("frag 300 > /tmp/frag.out 2>&1 &")
-    while "FRAG ready" not in g.sh("cat /tmp/frag.out"):
-        time.sleep(1)
+    frag_start(g, 300)
     for i, loop in enumerate(LOADS):
         g.sh("(%s) > /dev/null 2>&1 & echo $! > /tmp/load%d.pid" % (loop, i))
     v0 = g.vmstat()
