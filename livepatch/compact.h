@@ -81,11 +81,8 @@ struct gmm_klp_tunables {
 	unsigned int search_depth;	/* free-list entries per search */
 	unsigned int candidates;	/* blocks scored per search, 1 = upstream */
 	unsigned int balloon_cost;	/* weight of a balloon page */
-	bool fail_skip;			/* abandon, not finish, a failed block */
 };
 extern struct gmm_klp_tunables gmm_klp_tun;
-
-bool gmm_klp_abandon_block(struct compact_control *cc);
 
 /* Counters shown in debugfs (main.c, gmm_klp_stat_names[]). */
 enum gmm_klp_counter {
@@ -104,7 +101,6 @@ enum gmm_klp_counter {
 	GMM_KLP_blocks_isolated,	/* isolate_migratepages_block() calls */
 	GMM_KLP_hole_pfns_skipped,	/* pfns jumped over in memory holes */
 	GMM_KLP_finish_rescans,		/* pageblocks finished after a failure */
-	GMM_KLP_fail_skips,		/* ... abandoned instead (fail_skip) */
 	GMM_KLP_fast_block_skipped,	/* chosen blocks marked skipped after use */
 	GMM_KLP_capture_stops,		/* stopped early: page captured */
 	GMM_KLP_migrate_batches,	/* migrate_pages() calls */

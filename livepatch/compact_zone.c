@@ -298,21 +298,14 @@ rescan:
 			if (!pageblock_aligned(cc->migrate_pfn) &&
 			    !cc->ignore_skip_hint && !cc->finish_pageblock &&
 			    cc->mode < MIGRATE_SYNC) {
-				/* guestmm: fail_skip, see migrate_scan.c */
-				if (gmm_klp_abandon_block(cc)) {
+				cc->finish_pageblock = true;
+				gmm_klp_count(GMM_KLP_finish_rescans, 1);
+
+				/* A failed page keeps a THP block busy. */
+				if (cc->order == KLPR_COMPACTION_HPAGE_ORDER)
 					last_migrated_pfn = 0;
-				} else {
-					cc->finish_pageblock = true;
-					gmm_klp_count(GMM_KLP_finish_rescans,
-						      1);
 
-					/* A failed page keeps a THP block busy. */
-					if (cc->order ==
-					    KLPR_COMPACTION_HPAGE_ORDER)
-						last_migrated_pfn = 0;
-
-					goto rescan;
-				}
+				goto rescan;
 			}
 		}
 

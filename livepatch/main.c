@@ -105,10 +105,6 @@ module_param_cb(fast_search, &gmm_bool_ops, &gmm_klp_tun.fast_search, 0644);
 MODULE_PARM_DESC(fast_search,
 		 "search the free lists for a migration source first (default Y)");
 
-module_param_cb(fail_skip, &gmm_bool_ops, &gmm_klp_tun.fail_skip, 0644);
-MODULE_PARM_DESC(fail_skip,
-		 "huge page requests: abandon a pageblock whose migration failed instead of finishing it (default N)");
-
 /* An unsigned tunable that only takes values in [min, max]. */
 struct gmm_uint_param {
 	unsigned int *val;
@@ -182,7 +178,6 @@ static const char * const gmm_klp_stat_names[GMM_KLP_NR_COUNTERS] = {
 	[GMM_KLP_blocks_isolated] = "blocks_isolated",
 	[GMM_KLP_hole_pfns_skipped] = "hole_pfns_skipped",
 	[GMM_KLP_finish_rescans] = "finish_rescans",
-	[GMM_KLP_fail_skips] = "fail_skips",
 	[GMM_KLP_fast_block_skipped] = "fast_block_skipped",
 	[GMM_KLP_capture_stops] = "capture_stops",
 	[GMM_KLP_migrate_batches] = "migrate_batches",

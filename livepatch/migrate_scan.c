@@ -371,32 +371,6 @@ static unsigned long gmm_find_migrateblock(struct compact_control *cc)
 }
 
 /*
- * guestmm: after a migration failure in async direct compaction for a
- * huge page, give up the pageblock instead of finishing it.  A page of
- * it did not move, so the block cannot become a free block of
- * pageblock order in this run; finishing it (upstream, see compact_zone)
- * would scan, and migrate, the rest of the block for nothing.  The skip
- * bit that finishing would have set at the block's end is set now, so
- * no later search picks the block again until the skip bits are reset.
- * Returns false when the caller should finish the block as upstream.
- */
-bool gmm_klp_abandon_block(struct compact_control *cc)
-{
-	unsigned long block_pfn = pageblock_start_pfn(cc->migrate_pfn);
-
-	if (!READ_ONCE(gmm_klp_tun.fail_skip) || !cc->direct_compaction ||
-	    cc->order < pageblock_order || cc->no_set_skip_hint ||
-	    block_pfn < cc->zone->zone_start_pfn)
-		return false;
-
-	klpr_set_pageblock_skip(pfn_to_page(block_pfn));
-	cc->migrate_pfn = pageblock_end_pfn(cc->migrate_pfn);
-	klpr_update_cached_migrate(cc, block_pfn);
-	gmm_klp_count(GMM_KLP_fail_skips, 1);
-	return true;
-}
-
-/*
  * Our isolate_migratepages() (6.1 mm/compaction.c:1867): isolate the
  * movable pages of the first suitable pageblock from the chosen start.
  */

@@ -41,16 +41,13 @@ def run(g):
     # Tunables: bad values give EINVAL and a message; good ones stick.
     for name, bad in (("search_depth", "0"), ("search_depth", "5000"),
                       ("candidates", "17"), ("candidates", "x"),
-                      ("balloon_cost", "0"), ("fast_search", "maybe"),
-                      ("fail_skip", "2")):
+                      ("balloon_cost", "0"), ("fast_search", "maybe")):
         g.sh("echo %s > %s/%s" % (bad, PAR, name), check=False)
         assert g.last_rc != 0, (name, bad)
     assert "search_depth: invalid value '5000'" in g.sh("dmesg")
-    g.sh("echo 64 > %s/search_depth && echo 4 > %s/candidates && "
-         "echo 1 > %s/fail_skip" % (PAR, PAR, PAR))
+    g.sh("echo 64 > %s/search_depth && echo 4 > %s/candidates" % (PAR, PAR))
     assert g.sh("cat %s/search_depth" % PAR).strip() == "64"
     assert g.sh("cat %s/candidates" % PAR).strip() == "4"
-    assert g.sh("cat %s/fail_skip" % PAR).strip() == "Y"
     g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=300)
 
     g.sh("echo 0 > %s/enabled" % LP)

@@ -24,7 +24,6 @@ RANGE = {
     "balloon_cost": ["0", "-1"],
     "max_unmapped_ratio": ["0", "101", "-1", "1000"],
     "fast_search": ["2", "maybe", "-1", "x"],
-    "fail_skip": ["2", "maybe", "-1", "x"],
     "unmapped_page_control": ["2", "maybe", "-1", "x"],
 }
 
