@@ -16,6 +16,9 @@ VARIANTS = [
     dict(name="stock", guest=dict(GUEST, mods=["virtio_balloon"])),
     dict(name="guestmm", guest=dict(GUEST, mods=["guestmm_balloon"]),
          needs=["guestmm_balloon"]),
+    dict(name="guestmm-chunk9", guest=GUEST,
+         load="modprobe guestmm_balloon chunk_order=9",
+         needs=["guestmm_balloon"]),
 ]
 
 METRICS = [
@@ -33,6 +36,8 @@ def timed_resize(g, target):
 
 def measure(g, variant):
     ram = g.mem * MIB
+    if "load" in variant:
+        g.sh(variant["load"])
     t_in = timed_resize(g, ram - INFLATE_MIB * MIB)
     t_out = timed_resize(g, ram)
     return {"inflate_mbps": INFLATE_MIB * MIB / 1e6 / t_in,
