@@ -9,10 +9,11 @@ from a file, then fault an MADV_HUGEPAGE region 2 MiB at a time and time
 every fault (THP defrag=always, so every fault compacts directly).  After
 a warm-up run, the stock scanner and guestmm_klp's alternate ROUNDS times
 each in the same boot (the patch is loaded, and disabled and removed,
-around every klp run), so both see the same memory history.  Scanned pages per THP are
-given two ways: the median over runs of each run's vmstat delta divided
-by its THPs, and pooled (all runs' scanned pages over all their THPs; a
-run gets 15-140 THPs, so per-run ratios are noisy).
+around every klp run), so both see the same memory history.  Scanned
+pages per THP are given two ways: the median over runs of each run's
+vmstat delta divided by its THPs, and pooled (all runs' scanned pages
+over all their THPs; a run gets 15-140 THPs, so per-run ratios are
+noisy).
 Goal (issue 5): >= 30 % fewer migrate-scanned pages per THP than stock, at
 an equal or better huge-page percentage and no worse latency.
 """
@@ -56,7 +57,8 @@ METRICS = [("%s_%s" % (mode, k), "%s: %s" % (mode, k.replace("_", " ")),
 
 
 def klp_on(g, params):
-    g.sh("modprobe guestmm_klp " + params + " && while [ \"$(cat %s/transition)\" != 0 ];"
+    g.sh("modprobe guestmm_klp " + params +
+         " && while [ \"$(cat %s/transition)\" != 0 ];"
          " do sleep 0.2; done" % LP, timeout=120)
 
 

@@ -38,12 +38,16 @@ def frag_start(g, mib, stride=2, timeout=300):
     g.sh("frag %d %d > /tmp/frag.out 2>&1 & echo $! > /tmp/frag.pid"
          % (mib, stride))
     deadline = time.monotonic() + timeout
-    while "FRAG ready" not in g.sh("cat /tmp/frag.out"):
+    while True:
+        # One round trip: its output, and whether it still runs.
+        out = g.sh("cat /tmp/frag.out; kill -0 $(cat /tmp/frag.pid) "
+                   "2>/dev/null || echo '@@frag gone'")
+        if "FRAG ready" in out:
+            return
+        if "@@frag gone" in out:
+            raise AssertionError("frag died: " + out)
         if time.monotonic() > deadline:
-            raise AssertionError("frag did not get ready: " +
-                                 g.sh("cat /tmp/frag.out"))
-        if g.sh("kill -0 $(cat /tmp/frag.pid) 2>/dev/null || echo gone"):
-            raise AssertionError("frag died: " + g.sh("cat /tmp/frag.out"))
+            raise AssertionError("frag did not get ready: " + out)
         time.sleep(0.5)
 
 
