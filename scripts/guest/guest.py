@@ -15,6 +15,8 @@ Configuration (keyword arguments, also the keys of a test case's GUEST):
     numa      0, or the number of NUMA nodes to split RAM and CPUs into
     balloon   None for no balloon, else a dict of virtio-balloon-pci
               properties, e.g. {"deflate-on-oom": "on"}
+    objects   QEMU -object specs created before the devices, e.g.
+              ["iothread,id=io0"] for a balloon with free-page-hint
     disk_mb   0, or the size of a fresh ext4 virtio disk mounted at /mnt
     mods      modules modprobe'd at boot (stock or project), in order,
               after virtio_pci (and virtio_blk + ext4 with a disk)
@@ -29,6 +31,12 @@ Configuration (keyword arguments, also the keys of a test case's GUEST):
               a tracepoint's static call): one vCPU stays at the patched
               instruction or in the int3 handler, soft lockup.  Cases that
               patch live code under load set it; KVM ignores it.
+    icount    None, or N: TCG with -icount shift=N,sleep=off (one TCG
+              thread).  The guest's clock then counts executed
+              instructions (2^N ns each) instead of host time, so a guest
+              measurement no longer depends on how fast the host ran it:
+              for benchmarks whose differences are smaller than TCG's
+              speed noise.  KVM ignores it.
 """
 import base64
 import os
@@ -79,10 +87,12 @@ def kvm_usable():
 class Guest:
     def __init__(self, kernel, initrd, logdir, mem=1024, smp=2, numa=0,
                  balloon=None, disk_mb=0, mods=(), append="", drives=(),
-                 reboot=False, boot_timeout=180, tcg_single=False):
+                 reboot=False, boot_timeout=180, tcg_single=False,
+                 icount=None, objects=()):
         self.kernel, self.initrd, self.logdir = kernel, initrd, logdir
         self.mem, self.smp, self.numa = mem, smp, numa
         self.balloon_props = balloon
+        self.objects = list(objects)
         # The transport and the disk's driver come first, always.
         base = ["virtio_pci"] + (["virtio_blk", "crc32c_generic", "ext4"] if disk_mb else [])
         self.mods = base + [m for m in mods if m not in base]
@@ -90,6 +100,7 @@ class Guest:
         self.drives, self.reboot = list(drives), reboot
         self.boot_timeout = boot_timeout
         self.tcg_single = tcg_single
+        self.icount = icount
         self.proc = self.qmp = self.ctl = None
         self.rbuf = b""
         os.makedirs(logdir, exist_ok=True)
@@ -129,6 +140,8 @@ class Guest:
                 "wait=off" % self.tmp,
                 "-serial", "chardev:ctl",
                 "-qmp", "unix:%s/qmp.sock,server=on,wait=off" % self.tmp]
+        if self.icount is not None and not kvm_usable():
+            argv += ["-icount", "shift=%d,sleep=off" % self.icount]
         if self.numa:
             per = self.mem // self.numa
             for n in range(self.numa):
@@ -136,6 +149,8 @@ class Guest:
                          (n, per),
                          "-numa", "node,nodeid=%d,cpus=%d,memdev=m%d" %
                          (n, n % self.smp, n)]
+        for obj in self.objects:
+            argv += ["-object", obj]
         if self.balloon_props is not None:
             dev = "virtio-balloon-pci,id=balloon0"
             for k, v in self.balloon_props.items():
