@@ -85,6 +85,10 @@ def kvm_usable():
 
 
 class Guest:
+    # Host-time bounds a case asserts (a response within 5 s) are
+    # multiplied by this; the test runner raises it for slow kernels.
+    time_scale = 1
+
     def __init__(self, kernel, initrd, logdir, mem=1024, smp=2, numa=0,
                  balloon=None, disk_mb=0, mods=(), append="", drives=(),
                  reboot=False, boot_timeout=180, tcg_single=False,

@@ -60,7 +60,8 @@ def run(g):
     assert d["reinflations"] <= 8, d
     assert d["reinflate_waits"] > 0, d
     assert d["inflated_pages"] <= 4 * BALLOON_MIB * 256, d
-    assert worst < 5, worst
+    # time_scale: the debug kernel (KASAN, lockdep) once took 6.4 s here.
+    assert worst < 5 * g.time_scale, worst
 
     # Hog gone: the balloon goes back to the host's target within the
     # longest back-off, and every account agrees.
