@@ -31,12 +31,14 @@ Configuration (keyword arguments, also the keys of a test case's GUEST):
               a tracepoint's static call): one vCPU stays at the patched
               instruction or in the int3 handler, soft lockup.  Cases that
               patch live code under load set it; KVM ignores it.
-    icount    None, or N: TCG with -icount shift=N,sleep=off (one TCG
-              thread).  The guest's clock then counts executed
-              instructions (2^N ns each) instead of host time, so a guest
-              measurement no longer depends on how fast the host ran it:
-              for benchmarks whose differences are smaller than TCG's
-              speed noise.  KVM ignores it.
+    icount    None, or N: TCG with -icount shift=N (one TCG thread).
+              While a vCPU runs, the guest's clock counts its instructions
+              (2^N ns each) instead of host time, so CPU times no longer
+              depend on how fast the host emulated them: for benchmarks
+              whose differences are smaller than TCG's speed noise.  While
+              it idles, the clock follows host time (sleep=on; with
+              sleep=off it jumps from timer to timer, and a disk wait under
+              host load became a 120 s hung-task report).  KVM ignores it.
 """
 import base64
 import os
@@ -145,7 +147,7 @@ class Guest:
                 "-serial", "chardev:ctl",
                 "-qmp", "unix:%s/qmp.sock,server=on,wait=off" % self.tmp]
         if self.icount is not None and not kvm_usable():
-            argv += ["-icount", "shift=%d,sleep=off" % self.icount]
+            argv += ["-icount", "shift=%d" % self.icount]
         if self.numa:
             per = self.mem // self.numa
             for n in range(self.numa):

@@ -24,10 +24,12 @@ def run(g):
     g.balloon(ram - 128 * MIB)
     g.wait_balloon(ram - 128 * MIB, timeout=300)
     # More order-9 allocations than there are free 2 MiB blocks: they
-    # compact directly (stalls that succeed and that fail).
+    # compact directly (stalls that succeed and that fail).  200 are that
+    # in 1 GiB; a guest with more RAM (the debug kernel's) needs more.
+    n = max(200, g.meminfo()["MemFree"] // 2048 + 50)
     g.sh("modprobe guestmm_highalloc && "
-         "echo 200 > /sys/kernel/debug/guestmm_highalloc/alloc && "
-         "cat /sys/kernel/debug/guestmm_highalloc/alloc", timeout=600)
+         "echo %d > /sys/kernel/debug/guestmm_highalloc/alloc && "
+         "cat /sys/kernel/debug/guestmm_highalloc/alloc" % n, timeout=600)
     g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=300)
     g.sh("echo 0 > /sys/kernel/debug/guestmm_highalloc/alloc")
     g.balloon(ram)
