@@ -62,9 +62,18 @@ KERNEL_PROBLEMS = re.compile(
     r"refcount_t: |Bad page state|page dumped because")
 
 
+# Boot banners of a debug kernel's checkers that KERNEL_PROBLEMS would
+# otherwise take for reports.
+CHECKER_BANNERS = re.compile(
+    r"kmemleak: Kernel memory leak detector initialized|"
+    r"kmemleak: Automatic memory scanning thread started|"
+    r"rcu:\s+RCU lockdep checking is enabled")
+
+
 def kernel_problems(text):
     """The lines of a kernel log that must fail a test."""
-    return [l for l in text.splitlines() if KERNEL_PROBLEMS.search(l)]
+    return [l for l in text.splitlines() if KERNEL_PROBLEMS.search(l) and
+            not CHECKER_BANNERS.search(l)]
 
 
 class GuestError(Exception):

@@ -25,7 +25,11 @@ def test_kernel_problems_catches_each_kind():
     ]
     good = ["[    0.0] Linux version 6.1.0-57-amd64",
             "virtio_balloon virtio0: Out of puff! Can't get 1 pages",
-            "guestmm_balloon: loading out-of-tree module taints kernel."]
+            "guestmm_balloon: loading out-of-tree module taints kernel.",
+            # the debug kernel's checkers announcing themselves at boot
+            "[    0.9] kmemleak: Kernel memory leak detector initialized",
+            "[    4.1] kmemleak: Automatic memory scanning thread started",
+            "[    0.0] rcu: \tRCU lockdep checking is enabled."]
     text = "\n".join(bad + good)
     assert guest.kernel_problems(text) == bad
 
