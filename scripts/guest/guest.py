@@ -62,11 +62,12 @@ KERNEL_PROBLEMS = re.compile(
     r"refcount_t: |Bad page state|page dumped because")
 
 
-# Boot banners of a debug kernel's checkers that KERNEL_PROBLEMS would
+# Banners of a debug kernel's checkers (at boot, and when the test runner
+# turns kmemleak's scan thread off) that KERNEL_PROBLEMS would
 # otherwise take for reports.
 CHECKER_BANNERS = re.compile(
     r"kmemleak: Kernel memory leak detector initialized|"
-    r"kmemleak: Automatic memory scanning thread started|"
+    r"kmemleak: Automatic memory scanning thread (started|ended)|"
     r"rcu:\s+RCU lockdep checking is enabled")
 
 

@@ -7,7 +7,8 @@ EXPECT_KERNEL_PROBLEMS = True
 
 
 def run(g):
-    assert g.problems() == [], "log not clean before the WARN"
+    before = g.problems()
+    assert before == [], ("log not clean before the WARN", before)
     g.sh("modprobe guestmm_warn")
     problems = g.problems()
     assert any("WARNING:" in l for l in problems), problems

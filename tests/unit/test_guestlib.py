@@ -29,6 +29,7 @@ def test_kernel_problems_catches_each_kind():
             # the debug kernel's checkers announcing themselves at boot
             "[    0.9] kmemleak: Kernel memory leak detector initialized",
             "[    4.1] kmemleak: Automatic memory scanning thread started",
+            "[   72.5] kmemleak: Automatic memory scanning thread ended",
             "[    0.0] rcu: \tRCU lockdep checking is enabled."]
     text = "\n".join(bad + good)
     assert guest.kernel_problems(text) == bad
