@@ -26,14 +26,14 @@ Metrics per mode: elapsed, user and system seconds of a build and the
 guest's whole CPU busy time meanwhile (/proc/stat; it counts the policy's
 own threads, which user + system of the build do not), medians, and the
 overhead in each against "off"; the round-to-round spread of busy time
-(the noise floor); what
-the policy did (passes, pages reclaimed, its own time in __node_reclaim)
-and the sectors the build read from the disk (the cache the policy gave
-back, read again).  Goal (issue 6): <= 1 % slower.
+(the noise floor); what the policy did (passes, pages reclaimed, its own
+time in __node_reclaim) and the sectors the build read from the disk (the
+cache the policy gave back, read again).  Goal (issue 6): <= 1 % slower.
 """
 import statistics
 
 import debimage
+import workloads
 
 GUEST = dict(mem=1024, smp=1, icount=0, balloon={}, boot_timeout=900)
 ROUNDS = 3
@@ -80,12 +80,6 @@ def kbuild(dirs, target):
             "GUESTMM_DIRS='%s' -j%d %s" % (SRC, dirs, GUEST["smp"], target))
 
 
-def cpu_busy(line):
-    """Busy seconds in a /proc/stat "cpu" line: all but idle and iowait."""
-    f = [int(x) for x in line.split()[1:9]]
-    return (sum(f) - f[3] - f[4]) / 100.0      # USER_HZ
-
-
 def timed_build(g):
     """(elapsed, user, sys, busy) seconds of one clean build of the
     balloon; busy is the whole guest's CPU time meanwhile, so it also
@@ -97,7 +91,8 @@ def timed_build(g):
     stat = [l for l in out.splitlines() if l.startswith("cpu ")]
     line = [l for l in out.splitlines() if l.startswith("TIMES ")][-1]
     times = tuple(float(x) for x in line.split()[1:])
-    return times + (cpu_busy(stat[-1]) - cpu_busy(stat[0]),)
+    busy = workloads.cpu_ticks(stat[-1])[0] - workloads.cpu_ticks(stat[0])[0]
+    return times + (busy / 100.0,)      # USER_HZ
 
 
 def um(g):

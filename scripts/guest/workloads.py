@@ -12,6 +12,19 @@ COMPACTION_COUNTERS = (
     "balloon_inflate", "balloon_deflate", "balloon_migrate")
 
 
+def cpu_ticks(line):
+    """(busy, total) USER_HZ ticks in a /proc/stat "cpu" line: busy is all
+    but idle and iowait; guest time is already counted in user."""
+    f = [int(x) for x in line.split()[1:9]]
+    return sum(f) - f[3] - f[4], sum(f)
+
+
+def busy_fraction(line0, line1):
+    """The share of CPU time that was busy between two "cpu" lines."""
+    (b0, t0), (b1, t1) = cpu_ticks(line0), cpu_ticks(line1)
+    return (b1 - b0) / float(t1 - t0)
+
+
 def delta(before, after, keys=COMPACTION_COUNTERS):
     return {k: after.get(k, 0) - before.get(k, 0) for k in keys}
 

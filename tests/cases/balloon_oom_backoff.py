@@ -2,6 +2,7 @@
 """guestmm_balloon deflate-on-oom under a memory hog while the host keeps re-sending its target for 60 s: steps grow with pressure, re-inflation backs off, so deflate/inflate cycles stay bounded, the guest stays responsive and quiet, and the balloon reaches the target once the hog is gone."""
 import time
 
+import workloads
 from balloonlib import MIB, state
 
 GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"}, mods=[])
@@ -41,9 +42,7 @@ def run(g):
     stat1 = g.sh("head -1 /proc/stat")
     s1, vm1 = state(g), g.vmstat()
     d = {k: s1[k] - s0[k] for k in KEYS}
-    a, b = ([int(x) for x in l.split()[1:]] for l in (stat0, stat1))
-    dt = [y - x for x, y in zip(a, b)]
-    busy = 1 - (dt[3] + dt[4]) / float(sum(dt))
+    busy = workloads.busy_fraction(stat0, stat1)
     print("KEY balloon_oom_backoff seconds=%d %s max_step=%d backoff_ms=%d "
           "worst_answer_s=%.2f cpu_busy=%.2f oom_kill=%d" % (
               WINDOW_S, " ".join("%s=%d" % kv for kv in sorted(d.items())),

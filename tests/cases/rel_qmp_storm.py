@@ -4,6 +4,7 @@ import os
 import random
 import time
 
+import workloads
 from qmp import QMPError
 
 MIB = 1 << 20
@@ -30,9 +31,7 @@ def state(g):
 def cpu_busy(g, seconds=5):
     """Fraction of guest CPU time not idle/iowait over `seconds`."""
     out = g.sh("head -1 /proc/stat; sleep %d; head -1 /proc/stat" % seconds)
-    a, b = [[int(x) for x in l.split()[1:]] for l in out.splitlines()[:2]]
-    d = [y - x for x, y in zip(a, b)]
-    return 1 - (d[3] + d[4]) / float(sum(d))
+    return workloads.busy_fraction(*out.splitlines()[:2])
 
 
 def run(g):
