@@ -58,6 +58,7 @@ headers:
 
 modules: headers
 	$(MAKE) -C $(KDIR) M=$(TOP) GUESTMM_DIRS="$(KMOD_DIRS)" modules
+	@livepatch/postlink/run $(KDIR) $$(sed 's/\.o$$/.ko/' modules.order)
 	@rm -rf $(OUT)/modules && mkdir -p $(OUT)/modules
 	@sed 's/\.o$$/.ko/' modules.order | xargs -I{} cp {} $(OUT)/modules/
 

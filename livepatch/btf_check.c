@@ -1,88 +1,154 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * guestmm_klp: check our copies of private kernel types and prototypes
- * against the running kernel's own BTF (/sys/kernel/btf/vmlinux).
+ * guestmm_klp: check what the mirror assumes about the running kernel
+ * against the kernel's own BTF (/sys/kernel/btf/vmlinux).
  *
- * struct compact_control and struct capture_control live in mm/internal.h
- * and are not in any installed header.  The module carries copies
- * (compact.h); the kernel functions we call (isolate_migratepages_block,
- * compaction_alloc, the compaction tracepoints) read them.  Any difference
- * in a member's name, offset or in the structure size refuses the load.
- * Each resolved function's argument count is checked against its BTF
- * prototype too.
+ * - Layouts: struct compact_control and struct capture_control live in
+ *   mm/internal.h, in no installed header.  The variant carries copies
+ *   (variants/<V>/compact.h) that the kernel's own functions read, so
+ *   every member's name and offset and the size must match
+ *   (variants/<V>/layout.c).
+ * - Prototypes: every kernel function the variant calls or hands to the
+ *   kernel (GMM_KLP_KSYMS in variants/<V>/ksyms.h) must have, in BTF,
+ *   the same return type and the same parameter types, compared as C
+ *   spellings ("struct compact_control *", "unsigned long", typedef
+ *   names as written).
+ *
+ * Any difference refuses the load; nothing can skip this.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/btf.h>
+#include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
-#include <linux/stddef.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <uapi/linux/btf.h>
 
-#include "compact.h"
+#include "btf_check.h"
 #include "ksyms.h"
 
-struct gmm_klp_member {
-	const char *kname;	/* the member's name in the running kernel */
-	size_t offset;		/* offset in our copy */
+static const struct gmm_klp_proto gmm_klp_protos[] = {
+	GMM_KLP_KSYMS(KLPE_PROTO_FUNC, KLPE_PROTO_DATA)
+	{ }
 };
 
-#define M(ours, theirs) { #theirs, offsetof(struct compact_control, ours) }
-static const struct gmm_klp_member cc_members[] = {
-	M(freepages, freepages),
-	M(migratepages, migratepages),
-	M(nr_freepages, nr_freepages),
-	M(nr_migratepages, nr_migratepages),
-	M(free_pfn, free_pfn),
-	M(migrate_pfn, migrate_pfn),
-	M(fast_start_pfn, fast_start_pfn),
-	M(zone, zone),
-	M(total_migrate_scanned, total_migrate_scanned),
-	M(total_free_scanned, total_free_scanned),
-	M(fast_search_fail, fast_search_fail),
-	M(search_order, search_order),
-	M(gfp_mask, gfp_mask),
-	M(order, order),
-	M(migratetype, migratetype),
-	M(alloc_flags, alloc_flags),
-	M(highest_zoneidx, highest_zoneidx),
-	M(mode, mode),
-	M(ignore_skip_hint, ignore_skip_hint),
-	M(no_set_skip_hint, no_set_skip_hint),
-	M(ignore_block_suitable, ignore_block_suitable),
-	M(direct_compaction, direct_compaction),
-	M(proactive_compaction, proactive_compaction),
-	M(whole_zone, whole_zone),
-	M(contended, contended),
-	M(finish_pageblock, rescan),
-	M(alloc_contig, alloc_contig),
-};
-#undef M
+/* A C type spelled as a short string; enough for any prototype here. */
+#define GMM_TYPE_LEN	128
 
-static const struct gmm_klp_member capc_members[] = {
-	{ "cc", offsetof(struct capture_control, cc) },
-	{ "page", offsetof(struct capture_control, page) },
+/* DWARF's names of the integer types, and how C code spells them. */
+static const char * const int_spelling[][2] = {
+	{ "long unsigned int", "unsigned long" },
+	{ "long int", "long" },
+	{ "long long unsigned int", "unsigned long long" },
+	{ "long long int", "long long" },
+	{ "short unsigned int", "unsigned short" },
+	{ "short int", "short" },
 };
 
-static int check_struct(const struct btf *btf, const char *name, size_t size,
-			const struct gmm_klp_member *ours, unsigned int n)
+static const char *c_int_name(const char *name)
 {
-	const struct btf_type *t;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(int_spelling); i++)
+		if (!strcmp(name, int_spelling[i][0]))
+			return int_spelling[i][1];
+	return name;
+}
+
+/* Append @s to @buf without white space, so spellings compare as tokens. */
+static void put(char *buf, const char *s)
+{
+	size_t n = strlen(buf);
+
+	for (; *s && n < GMM_TYPE_LEN - 1; s++)
+		if (!isspace(*s))
+			buf[n++] = *s;
+	buf[n] = '\0';
+}
+
+/* Spell BTF type @id as C would, into @buf (appended, spaces dropped). */
+static void type_spelling(const struct btf *btf, u32 id, char *buf, int depth)
+{
+	const struct btf_type *t = id ? btf_type_by_id(btf, id) : NULL;
+	const char *name;
+
+	if (!id) {
+		put(buf, "void");
+		return;
+	}
+	if (!t || depth > 8) {
+		put(buf, "?");
+		return;
+	}
+	name = klpe_btf_name_by_offset(btf, t->name_off) ?: "?";
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_PTR:
+		type_spelling(btf, t->type, buf, depth + 1);
+		put(buf, "*");
+		break;
+	case BTF_KIND_CONST:
+		put(buf, "const");
+		type_spelling(btf, t->type, buf, depth + 1);
+		break;
+	case BTF_KIND_VOLATILE:
+		put(buf, "volatile");
+		type_spelling(btf, t->type, buf, depth + 1);
+		break;
+	case BTF_KIND_STRUCT:
+		put(buf, "struct");
+		put(buf, name);
+		break;
+	case BTF_KIND_UNION:
+		put(buf, "union");
+		put(buf, name);
+		break;
+	case BTF_KIND_FWD:
+		put(buf, BTF_INFO_KFLAG(t->info) ? "union" : "struct");
+		put(buf, name);
+		break;
+	case BTF_KIND_ENUM:
+		put(buf, "enum");
+		put(buf, name);
+		break;
+	case BTF_KIND_INT:
+		put(buf, c_int_name(name));
+		break;
+	case BTF_KIND_TYPEDEF:
+		put(buf, name);
+		break;
+	default:
+		put(buf, "?");
+		break;
+	}
+}
+
+/* The same spelling for our side: white space dropped. */
+static void c_spelling(const char *s, char *buf)
+{
+	buf[0] = '\0';
+	put(buf, s);
+}
+
+static int check_layout(const struct btf *btf, const struct gmm_klp_layout *l)
+{
 	const struct btf_member *m;
+	const struct btf_type *t;
 	unsigned int i, vlen;
 	s32 id;
 
-	id = klpe_btf_find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+	id = klpe_btf_find_by_name_kind(btf, l->name, BTF_KIND_STRUCT);
 	if (id < 0) {
-		pr_err("struct %s is not in the kernel's BTF; refusing to load\n",
-		       name);
+		pr_err("refusing to load: struct %s is not in the kernel's BTF\n",
+		       l->name);
 		return -ENOENT;
 	}
 	t = btf_type_by_id(btf, id);
 	vlen = btf_type_vlen(t);
-	if (t->size != size || vlen != n) {
-		pr_err("struct %s differs: kernel %u bytes/%u members, module %zu/%u; refusing to load\n",
-		       name, t->size, vlen, size, n);
+	if (t->size != l->size || vlen != l->nr) {
+		pr_err("refusing to load: struct %s differs: kernel %u bytes/%u members, module %zu/%u\n",
+		       l->name, t->size, vlen, l->size, l->nr);
 		return -EINVAL;
 	}
 	m = btf_type_member(t);
@@ -90,60 +156,89 @@ static int check_struct(const struct btf *btf, const char *name, size_t size,
 		const char *mname = klpe_btf_name_by_offset(btf, m->name_off);
 		u32 bits = btf_member_bit_offset(t, i);
 
-		if (!mname || strcmp(mname, ours[i].kname) ||
-		    bits != ours[i].offset * BITS_PER_BYTE) {
-			pr_err("struct %s member %u: kernel %s@%u bits, module %s@%zu bytes; refusing to load\n",
-			       name, i, mname ?: "?", bits, ours[i].kname,
-			       ours[i].offset);
+		if (!mname || strcmp(mname, l->members[i].kname) ||
+		    bits != l->members[i].offset * BITS_PER_BYTE) {
+			pr_err("refusing to load: struct %s member %u: kernel %s@%u bits, module %s@%zu bytes\n",
+			       l->name, i, mname ?: "?", bits,
+			       l->members[i].kname, l->members[i].offset);
 			return -EINVAL;
 		}
 	}
 	return 0;
 }
 
-static int check_prototype(const struct btf *btf, const struct gmm_klp_ksym *s)
+static int check_proto(const struct btf *btf, const struct gmm_klp_proto *p)
 {
+	char *theirs, *ours;
+	const struct btf_param *args;
 	const struct btf_type *t;
+	unsigned int i, vlen;
+	int ret = -EINVAL;
 	s32 id;
 
-	id = klpe_btf_find_by_name_kind(btf, s->name, BTF_KIND_FUNC);
+	id = klpe_btf_find_by_name_kind(btf, p->name, BTF_KIND_FUNC);
 	if (id < 0) {
-		pr_err("function %s is not in the kernel's BTF; refusing to load\n",
-		       s->name);
+		pr_err("refusing to load: function %s is not in the kernel's BTF\n",
+		       p->name);
 		return -ENOENT;
 	}
 	t = btf_type_by_id(btf, id);
 	t = t ? btf_type_by_id(btf, t->type) : NULL;
-	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_FUNC_PROTO ||
-	    btf_type_vlen(t) != s->nargs) {
-		pr_err("function %s: kernel takes %d arguments, module expects %d; refusing to load\n",
-		       s->name, t ? btf_type_vlen(t) : -1, s->nargs);
+	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_FUNC_PROTO) {
+		pr_err("refusing to load: %s has no prototype in the kernel's BTF\n",
+		       p->name);
 		return -EINVAL;
 	}
-	return 0;
+
+	theirs = kzalloc(2 * GMM_TYPE_LEN, GFP_KERNEL);
+	if (!theirs)
+		return -ENOMEM;
+	ours = theirs + GMM_TYPE_LEN;
+
+	/* Return type, then "T1,T2,..." (or "void") */
+	type_spelling(btf, t->type, theirs, 0);
+	put(theirs, "(");
+	vlen = btf_type_vlen(t);
+	args = btf_params(t);
+	for (i = 0; i < vlen; i++) {
+		if (i)
+			put(theirs, ",");
+		type_spelling(btf, args[i].type, theirs, 0);
+	}
+	if (!vlen)
+		put(theirs, "void");
+	put(theirs, ")");
+
+	c_spelling(p->ret, ours);
+	put(ours, "(");
+	put(ours, p->params);
+	put(ours, ")");
+
+	if (!strcmp(theirs, ours))
+		ret = 0;
+	else
+		pr_err("refusing to load: %s is %s in the kernel, the module expects %s\n",
+		       p->name, theirs, ours);
+	kfree(theirs);
+	return ret;
 }
 
 int gmm_klp_btf_check(void)
 {
-	const struct gmm_klp_ksym *s;
+	const struct gmm_klp_layout *l;
+	const struct gmm_klp_proto *p;
 	struct btf *btf;
-	int ret;
+	int ret = 0;
 
 	btf = klpe_bpf_get_btf_vmlinux();
 	if (IS_ERR_OR_NULL(btf)) {
-		pr_err("the kernel's BTF is not available (%ld); cannot verify struct compact_control, refusing to load\n",
+		pr_err("refusing to load: the kernel's BTF is not available (%ld), so the private layouts cannot be verified\n",
 		       PTR_ERR(btf));
 		return -ENOENT;
 	}
-	ret = check_struct(btf, "compact_control",
-			   sizeof(struct compact_control), cc_members,
-			   ARRAY_SIZE(cc_members));
-	if (!ret)
-		ret = check_struct(btf, "capture_control",
-				   sizeof(struct capture_control), capc_members,
-				   ARRAY_SIZE(capc_members));
-	for (s = gmm_klp_ksyms; !ret && s->name; s++)
-		if (s->nargs >= 0)
-			ret = check_prototype(btf, s);
+	for (l = gmm_klp_layouts; !ret && l->name; l++)
+		ret = check_layout(btf, l);
+	for (p = gmm_klp_protos; !ret && p->name; p++)
+		ret = check_proto(btf, p);
 	return ret;
 }

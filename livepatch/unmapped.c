@@ -49,8 +49,9 @@
 #include <linux/tracepoint.h>
 #include <linux/wait.h>
 
-#include "klp_trace.h"
+#include "tracing.h"
 #include "ksyms.h"
+#include "params.h"
 #include "unmapped.h"
 
 /*
@@ -382,13 +383,13 @@ static void gmm_um_balance(struct gmm_um_node *n)
 	 * Checked again here, not only when turned on: with RECLAIM_UNMAP
 	 * or RECLAIM_WRITE set, __node_reclaim() would unmap or write back.
 	 */
-	mode = READ_ONCE(*klpe_node_reclaim_mode);
+	mode = READ_ONCE(klpe_node_reclaim_mode);
 	if (mode) {
 		pr_warn_ratelimited("unmapped_page_control: not reclaiming: vm.zone_reclaim_mode is %d, must be 0\n",
 				    mode);
 		set_bit(GMM_UM_BACKOFF, &n->flags);
 		gmm_um_count(GMM_UM_stop_reclaim_mode, 1);
-		trace_guestmm_klp_unmapped_run(pgdat->node_id,
+		gmm_trace(guestmm_klp_unmapped_run, pgdat->node_id,
 					       GMM_UM_STOP_RECLAIM_MODE, 0, 0,
 					       before, unmapped, 0);
 		return;
@@ -422,13 +423,13 @@ static void gmm_um_balance(struct gmm_um_node *n)
 		/* the ratio may have been changed, the balloon may have moved */
 		gmm_um_limits(pgdat, &high, &low);
 		unmapped = gmm_um_unmapped(pgdat);
-		trace_guestmm_klp_unmapped_pass(pgdat->node_id, nr, unmapped,
+		gmm_trace(guestmm_klp_unmapped_pass, pgdat->node_id, nr, unmapped,
 						high, low, ns);
 		cond_resched();
 	}
 	clear_bit(GMM_UM_RUNNING, &n->flags);
 	gmm_um_count(GMM_UM_stop_target + reason, 1);
-	trace_guestmm_klp_unmapped_run(pgdat->node_id, reason, passes,
+	gmm_trace(guestmm_klp_unmapped_run, pgdat->node_id, reason, passes,
 				       reclaimed, before, unmapped, run_ns);
 }
 
@@ -464,7 +465,7 @@ static int gmm_um_start(void)
 	unsigned int i;
 	int mode, ret;
 
-	mode = READ_ONCE(*klpe_node_reclaim_mode);
+	mode = READ_ONCE(klpe_node_reclaim_mode);
 	if (mode) {
 		pr_err("unmapped_page_control: refusing to enable: vm.zone_reclaim_mode is %d; node reclaim would then also unmap or write back pages; set it to 0 first\n",
 		       mode);

@@ -16,10 +16,4 @@ int gmm_um_init(struct dentry *debugfs_dir);
 /* Turn the policy off, stop the threads; no probe runs afterwards. */
 void gmm_um_exit(void);
 
-/*
- * Parse a bool parameter strictly (main.c): kstrtobool() reads only the
- * first character or two, so "12abc" would turn a policy on.
- */
-int gmm_klp_parse_bool(const char *val, const char *name, bool *res);
-
 #endif /* _GUESTMM_KLP_UNMAPPED_H */

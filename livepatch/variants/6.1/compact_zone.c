@@ -29,133 +29,7 @@
 #include "compact.h"
 #include "klpr.h"
 #include "ksyms.h"
-#include "klp_trace.h"
-
-/* 6.1 mm/compaction.c: COMPACT_MAX_DEFER_SHIFT */
-#define KLPR_COMPACT_MAX_DEFER_SHIFT	6
-
-/* 6.1 mm/compaction.c:206 compaction_restarting() */
-static bool klpr_compaction_restarting(struct zone *zone, int order)
-{
-	if (order < zone->compact_order_failed)
-		return false;
-
-	return zone->compact_defer_shift == KLPR_COMPACT_MAX_DEFER_SHIFT &&
-		zone->compact_considered >= 1UL << zone->compact_defer_shift;
-}
-
-/* 6.1 mm/compaction.c:225 reset_cached_positions() */
-static void klpr_reset_cached_positions(struct zone *zone)
-{
-	zone->compact_cached_migrate_pfn[0] = zone->zone_start_pfn;
-	zone->compact_cached_migrate_pfn[1] = zone->zone_start_pfn;
-	zone->compact_cached_free_pfn =
-		pageblock_start_pfn(zone_end_pfn(zone) - 1);
-}
-
-/* 6.1 mm/compaction.c:1976 kswapd_is_running() */
-static bool klpr_kswapd_is_running(pg_data_t *pgdat)
-{
-	bool running;
-
-	pgdat_kswapd_lock(pgdat);
-	running = pgdat->kswapd && task_is_running(pgdat->kswapd);
-	pgdat_kswapd_unlock(pgdat);
-
-	return running;
-}
-
-/* 6.1 mm/compaction.c:1991 fragmentation_score_zone() */
-static unsigned int klpr_fragmentation_score_zone(struct zone *zone)
-{
-	return klpe_extfrag_for_order(zone, KLPR_COMPACTION_HPAGE_ORDER);
-}
-
-/* 6.1 mm/compaction.c:2036 fragmentation_score_wmark() */
-static unsigned int klpr_fragmentation_score_wmark(bool low)
-{
-	unsigned int wmark_low;
-
-	wmark_low = max(100U - READ_ONCE(*klpe_sysctl_compaction_proactiveness),
-			5U);
-	return low ? wmark_low : min(wmark_low + 10, 100U);
-}
-
-/* 6.1 mm/compaction.c:2060 __compact_finished() */
-static enum compact_result klpr___compact_finished(struct compact_control *cc)
-{
-	const int migratetype = cc->migratetype;
-	unsigned int order;
-	int ret;
-
-	/* The run is over when the migrate and free scanners meet. */
-	if (klpr_compact_scanners_met(cc)) {
-		klpr_reset_cached_positions(cc->zone);
-
-		/* kswapd clears the skip bits when it next sleeps. */
-		if (cc->direct_compaction)
-			cc->zone->compact_blockskip_flush = true;
-
-		return cc->whole_zone ? COMPACT_COMPLETE :
-			COMPACT_PARTIAL_SKIPPED;
-	}
-
-	if (cc->proactive_compaction) {
-		pg_data_t *pgdat = cc->zone->zone_pgdat;
-		unsigned int score, wmark_low;
-
-		if (klpr_kswapd_is_running(pgdat))
-			return COMPACT_PARTIAL_SKIPPED;
-
-		score = klpr_fragmentation_score_zone(cc->zone);
-		wmark_low = klpr_fragmentation_score_wmark(true);
-		ret = score > wmark_low ? COMPACT_CONTINUE : COMPACT_SUCCESS;
-		goto out;
-	}
-
-	/* order == -1: /proc/sys/vm/compact_memory, compact everything */
-	if (cc->order == -1)
-		return COMPACT_CONTINUE;
-
-	/* Always finish the current pageblock first. */
-	if (!pageblock_aligned(cc->migrate_pfn))
-		return COMPACT_CONTINUE;
-
-	/* Direct compactor: is a suitable page free now? */
-	ret = COMPACT_NO_SUITABLE_PAGE;
-	for (order = cc->order; order < MAX_ORDER; order++) {
-		struct free_area *area = &cc->zone->free_area[order];
-		bool can_steal;
-
-		if (!free_area_empty(area, migratetype))
-			return COMPACT_SUCCESS;
-
-		/* (no CONFIG_CMA in Debian's 6.1 amd64 config) */
-
-		if (klpe_find_suitable_fallback(area, order, migratetype, true,
-						&can_steal) != -1)
-			return COMPACT_SUCCESS;
-	}
-
-out:
-	if (cc->contended || fatal_signal_pending(current))
-		ret = COMPACT_CONTENDED;
-
-	return ret;
-}
-
-/* 6.1 mm/compaction.c:2157 compact_finished() */
-static enum compact_result klpr_compact_finished(struct compact_control *cc)
-{
-	int ret;
-
-	ret = klpr___compact_finished(cc);
-	klpr_trace(mm_compaction_finished, cc->zone, cc->order, ret);
-	if (ret == COMPACT_NO_SUITABLE_PAGE)
-		ret = COMPACT_CONTINUE;
-
-	return ret;
-}
+#include "tracing.h"
 
 /* 6.1 mm/compaction.c:2289 compact_zone(), with the changes named below */
 enum compact_result gmm_klp_compact_zone(struct compact_control *cc,
@@ -356,7 +230,7 @@ out:
 	gmm_klp_count(GMM_KLP_free_scanned, cc->total_free_scanned);
 
 	klpr_trace(mm_compaction_end, cc, start_pfn, end_pfn, sync, ret);
-	trace_guestmm_klp_run(cc->zone, cc->order, ret,
+	gmm_trace(guestmm_klp_run, cc->zone, cc->order, ret,
 			      cc->total_migrate_scanned,
 			      cc->total_free_scanned);
 

@@ -25,46 +25,9 @@
 #include "compact.h"
 #include "klpr.h"
 #include "ksyms.h"
-#include "klp_trace.h"
+#include "tracing.h"
 
 #define GMM_KLP_MAX_CANDIDATES	16
-
-/* 6.1 mm/compaction.c:1250 suitable_migration_source() */
-static bool klpr_suitable_migration_source(struct compact_control *cc,
-					   struct page *page)
-{
-	int block_mt;
-
-	if (klpr_pageblock_skip_persistent(page))
-		return false;
-
-	if (cc->mode != MIGRATE_ASYNC || !cc->direct_compaction)
-		return true;
-
-	block_mt = klpr_get_pageblock_migratetype(page);
-
-	if (cc->migratetype == MIGRATE_MOVABLE)
-		return is_migrate_movable(block_mt);
-	return block_mt == cc->migratetype;
-}
-
-/* 6.1 mm/compaction.c:415 update_cached_migrate() */
-static void klpr_update_cached_migrate(struct compact_control *cc,
-				       unsigned long pfn)
-{
-	struct zone *zone = cc->zone;
-
-	pfn = pageblock_end_pfn(pfn);
-
-	if (cc->no_set_skip_hint)
-		return;
-
-	if (pfn > zone->compact_cached_migrate_pfn[0])
-		zone->compact_cached_migrate_pfn[0] = pfn;
-	if (cc->mode != MIGRATE_ASYNC &&
-	    pfn > zone->compact_cached_migrate_pfn[1])
-		zone->compact_cached_migrate_pfn[1] = pfn;
-}
 
 /*
  * 6.1 mm/compaction.c:1295 freelist_scan_limit(), with the base
@@ -78,52 +41,6 @@ static unsigned int gmm_freelist_scan_limit(struct compact_control *cc)
 		min(shift, cc->fast_search_fail)) + 1;
 }
 
-/* 6.1 mm/compaction.c:1722 update_fast_start_pfn() */
-static void klpr_update_fast_start_pfn(struct compact_control *cc,
-				       unsigned long pfn)
-{
-	if (cc->fast_start_pfn == ULONG_MAX)
-		return;
-
-	if (!cc->fast_start_pfn)
-		cc->fast_start_pfn = pfn;
-
-	cc->fast_start_pfn = min(cc->fast_start_pfn, pfn);
-}
-
-/* 6.1 mm/compaction.c:1734 reinit_migrate_pfn() */
-static unsigned long klpr_reinit_migrate_pfn(struct compact_control *cc)
-{
-	if (!cc->fast_start_pfn || cc->fast_start_pfn == ULONG_MAX)
-		return cc->migrate_pfn;
-
-	cc->migrate_pfn = cc->fast_start_pfn;
-	cc->fast_start_pfn = ULONG_MAX;
-
-	return cc->migrate_pfn;
-}
-
-/*
- * 6.1 mm/compaction.c:1336 move_freelist_tail(): rotate the list so the
- * entries up to and including @freepage go to the tail and the next search
- * starts with unseen pages.
- *
- * Upstream: 6.1 tests list_is_first(), which skips the rotation exactly
- * when @freepage is the head entry (the next search meets it again);
- * 6.12 tests list_is_last() (Kemeng Shi, 2023, "mm/compaction: correct
- * ... move_freelist_{head,tail}").  We follow 6.12.
- */
-static void klpr_move_freelist_tail(struct list_head *freelist,
-				    struct page *freepage)
-{
-	LIST_HEAD(sublist);
-
-	if (!list_is_last(&freepage->lru, freelist)) {
-		list_cut_position(&sublist, freelist, &freepage->lru);
-		list_splice_tail(&sublist, freelist);
-	}
-}
-
 /*
  * Upstream: skip_offline_sections() (Baolin Wang, "mm: compaction: skip
  * memory hole rapidly when isolating migratable pages", v6.5; in 6.12
@@ -133,7 +50,7 @@ static void klpr_move_freelist_tail(struct list_head *freelist,
 static unsigned long gmm_skip_offline_sections(unsigned long start_pfn)
 {
 	unsigned long nr = pfn_to_section_nr(start_pfn);
-	unsigned long highest = READ_ONCE(*klpe___highest_present_section_nr);
+	unsigned long highest = READ_ONCE(klpe___highest_present_section_nr);
 
 	if (online_section_nr(nr))
 		return 0;
@@ -339,7 +256,7 @@ static unsigned long gmm_find_migrateblock(struct compact_control *cc)
 		gmm_klp_count(GMM_KLP_fast_miss, 1);
 		cc->fast_search_fail++;
 		pfn = klpr_reinit_migrate_pfn(cc);
-		trace_guestmm_klp_fast_search(zone, cc->order, false, pfn,
+		gmm_trace(guestmm_klp_fast_search, zone, cc->order, false, pfn,
 					      nr_scanned, 0, 0);
 		return pfn;
 	}
@@ -365,7 +282,7 @@ static unsigned long gmm_find_migrateblock(struct compact_control *cc)
 	gmm_klp_count(GMM_KLP_fast_hit, 1);
 	cc->fast_search_fail = 0;
 	pfn = max(cand[best].block_pfn, zone->zone_start_pfn);
-	trace_guestmm_klp_fast_search(zone, cc->order, true, pfn, nr_scanned,
+	gmm_trace(guestmm_klp_fast_search, zone, cc->order, true, pfn, nr_scanned,
 				      ncand, cand[best].cost);
 	return pfn;
 }
@@ -378,7 +295,7 @@ enum klpr_isolate_migrate gmm_klp_isolate_migratepages(struct compact_control *c
 {
 	unsigned long block_start_pfn, block_end_pfn, low_pfn;
 	const isolate_mode_t isolate_mode =
-		(READ_ONCE(*klpe_sysctl_compact_unevictable_allowed) ?
+		(READ_ONCE(klpe_sysctl_compact_unevictable_allowed) ?
 		 ISOLATE_UNEVICTABLE : 0) |
 		(cc->mode != MIGRATE_SYNC ? ISOLATE_ASYNC_MIGRATE : 0);
 	struct zone *zone = cc->zone;
@@ -421,7 +338,7 @@ enum klpr_isolate_migrate gmm_klp_isolate_migratepages(struct compact_control *c
 				gmm_klp_count(GMM_KLP_hole_pfns_skipped,
 					      block_end_pfn - block_start_pfn);
 			}
-			trace_guestmm_klp_block(block_start_pfn,
+			gmm_trace(guestmm_klp_block, block_start_pfn,
 						GMM_KLP_BLOCK_HOLE);
 			continue;
 		}
@@ -436,7 +353,7 @@ enum klpr_isolate_migrate gmm_klp_isolate_migratepages(struct compact_control *c
 		     low_pfn == zone->zone_start_pfn) &&
 		    !fast_find_block && !klpr_isolation_suitable(cc, page)) {
 			gmm_klp_count(GMM_KLP_blocks_skip_hint, 1);
-			trace_guestmm_klp_block(block_start_pfn,
+			gmm_trace(guestmm_klp_block, block_start_pfn,
 						GMM_KLP_BLOCK_SKIP_HINT);
 			continue;
 		}
@@ -445,13 +362,13 @@ enum klpr_isolate_migrate gmm_klp_isolate_migratepages(struct compact_control *c
 		if (!klpr_suitable_migration_source(cc, page)) {
 			klpr_update_cached_migrate(cc, block_end_pfn);
 			gmm_klp_count(GMM_KLP_blocks_unsuitable, 1);
-			trace_guestmm_klp_block(block_start_pfn,
+			gmm_trace(guestmm_klp_block, block_start_pfn,
 						GMM_KLP_BLOCK_UNSUITABLE);
 			continue;
 		}
 
 		gmm_klp_count(GMM_KLP_blocks_isolated, 1);
-		trace_guestmm_klp_block(block_start_pfn,
+		gmm_trace(guestmm_klp_block, block_start_pfn,
 					fast_find_block ? GMM_KLP_BLOCK_FAST :
 					GMM_KLP_BLOCK_LINEAR);
 		if (klpe_isolate_migratepages_block(cc, low_pfn, block_end_pfn,

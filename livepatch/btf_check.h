@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * guestmm_klp: what btf_check.c compares with the running kernel's BTF.
+ * Each variant provides its layouts (variants/<V>/layout.c) and its
+ * prototypes (the GMM_KLP_KSYMS list in variants/<V>/ksyms.h).
+ */
+#ifndef _GUESTMM_KLP_BTF_CHECK_H
+#define _GUESTMM_KLP_BTF_CHECK_H
+
+#include <linux/types.h>
+
+/* One member of a private kernel struct the mirror carries a copy of. */
+struct gmm_klp_member {
+	const char *kname;	/* the member's name in the kernel */
+	size_t offset;		/* its offset in our copy */
+};
+
+struct gmm_klp_layout {
+	const char *name;	/* struct <name> in the kernel's BTF */
+	size_t size;		/* sizeof our copy */
+	const struct gmm_klp_member *members;
+	unsigned int nr;
+};
+
+/* variants/<V>/layout.c, terminated by an entry without a name */
+extern const struct gmm_klp_layout gmm_klp_layouts[];
+
+/* Layouts, then every prototype; 0 or -errno with a message. */
+int gmm_klp_btf_check(void);
+
+#endif /* _GUESTMM_KLP_BTF_CHECK_H */
