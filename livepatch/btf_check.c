@@ -57,18 +57,24 @@ static const char *c_int_name(const char *name)
 	return name;
 }
 
-/* Append @s to @buf without white space, so spellings compare as tokens. */
+/* Append @s to @buf (GMM_TYPE_LEN bytes). */
 static void put(char *buf, const char *s)
 {
-	size_t n = strlen(buf);
+	strlcat(buf, s, GMM_TYPE_LEN);
+}
+
+/* @s without white space, so that spellings compare token by token. */
+static void squash(char *dst, const char *s)
+{
+	size_t n = 0;
 
 	for (; *s && n < GMM_TYPE_LEN - 1; s++)
 		if (!isspace(*s))
-			buf[n++] = *s;
-	buf[n] = '\0';
+			dst[n++] = *s;
+	dst[n] = '\0';
 }
 
-/* Spell BTF type @id as C would, into @buf (appended, spaces dropped). */
+/* Spell BTF type @id as C would, appended to @buf. */
 static void type_spelling(const struct btf *btf, u32 id, char *buf, int depth)
 {
 	const struct btf_type *t = id ? btf_type_by_id(btf, id) : NULL;
@@ -86,30 +92,30 @@ static void type_spelling(const struct btf *btf, u32 id, char *buf, int depth)
 	switch (BTF_INFO_KIND(t->info)) {
 	case BTF_KIND_PTR:
 		type_spelling(btf, t->type, buf, depth + 1);
-		put(buf, "*");
+		put(buf, " *");
 		break;
 	case BTF_KIND_CONST:
-		put(buf, "const");
+		put(buf, "const ");
 		type_spelling(btf, t->type, buf, depth + 1);
 		break;
 	case BTF_KIND_VOLATILE:
-		put(buf, "volatile");
+		put(buf, "volatile ");
 		type_spelling(btf, t->type, buf, depth + 1);
 		break;
 	case BTF_KIND_STRUCT:
-		put(buf, "struct");
+		put(buf, "struct ");
 		put(buf, name);
 		break;
 	case BTF_KIND_UNION:
-		put(buf, "union");
+		put(buf, "union ");
 		put(buf, name);
 		break;
 	case BTF_KIND_FWD:
-		put(buf, BTF_INFO_KFLAG(t->info) ? "union" : "struct");
+		put(buf, BTF_INFO_KFLAG(t->info) ? "union " : "struct ");
 		put(buf, name);
 		break;
 	case BTF_KIND_ENUM:
-		put(buf, "enum");
+		put(buf, "enum ");
 		put(buf, name);
 		break;
 	case BTF_KIND_INT:
@@ -122,13 +128,6 @@ static void type_spelling(const struct btf *btf, u32 id, char *buf, int depth)
 		put(buf, "?");
 		break;
 	}
-}
-
-/* The same spelling for our side: white space dropped. */
-static void c_spelling(const char *s, char *buf)
-{
-	buf[0] = '\0';
-	put(buf, s);
 }
 
 static int check_layout(const struct btf *btf, const struct gmm_klp_layout *l)
@@ -169,7 +168,7 @@ static int check_layout(const struct btf *btf, const struct gmm_klp_layout *l)
 
 static int check_proto(const struct btf *btf, const struct gmm_klp_proto *p)
 {
-	char *theirs, *ours;
+	char *theirs, *ours, *a, *b;
 	const struct btf_param *args;
 	const struct btf_type *t;
 	unsigned int i, vlen;
@@ -190,31 +189,31 @@ static int check_proto(const struct btf *btf, const struct gmm_klp_proto *p)
 		return -EINVAL;
 	}
 
-	theirs = kzalloc(2 * GMM_TYPE_LEN, GFP_KERNEL);
+	theirs = kzalloc(4 * GMM_TYPE_LEN, GFP_KERNEL);
 	if (!theirs)
 		return -ENOMEM;
 	ours = theirs + GMM_TYPE_LEN;
+	a = ours + GMM_TYPE_LEN;
+	b = a + GMM_TYPE_LEN;
 
-	/* Return type, then "T1,T2,..." (or "void") */
+	/* "ret (T1, T2, ...)" or "ret (void)" */
 	type_spelling(btf, t->type, theirs, 0);
-	put(theirs, "(");
+	put(theirs, " (");
 	vlen = btf_type_vlen(t);
 	args = btf_params(t);
 	for (i = 0; i < vlen; i++) {
 		if (i)
-			put(theirs, ",");
+			put(theirs, ", ");
 		type_spelling(btf, args[i].type, theirs, 0);
 	}
 	if (!vlen)
 		put(theirs, "void");
 	put(theirs, ")");
+	snprintf(ours, GMM_TYPE_LEN, "%s (%s)", p->ret, p->params);
 
-	c_spelling(p->ret, ours);
-	put(ours, "(");
-	put(ours, p->params);
-	put(ours, ")");
-
-	if (!strcmp(theirs, ours))
+	squash(a, theirs);
+	squash(b, ours);
+	if (!strcmp(a, b))
 		ret = 0;
 	else
 		pr_err("refusing to load: %s is %s in the kernel, the module expects %s\n",

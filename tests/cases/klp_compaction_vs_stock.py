@@ -5,7 +5,7 @@ frag + order-9 allocations (direct compaction, where the free-list search
 works); the best run of each mode is compared."""
 import re
 
-from klplib import LP, klp_stats, wait_transition
+from klplib import LP, klp_stats, modprobe_klp, wait_transition
 
 import workloads
 from workloads import free_huge_blocks
@@ -24,7 +24,7 @@ ALLOCS = 200
 
 
 def klp_on(g):
-    g.sh("modprobe guestmm_klp")
+    modprobe_klp(g)
     wait_transition(g, timeout=60)
     assert g.sh("cat %s/enabled" % LP).strip() == "1"
 

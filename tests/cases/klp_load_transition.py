@@ -2,7 +2,7 @@
 transition completes within seconds, and compaction then runs through our
 compact_zone (its debugfs counters move, the kernel's mm_compaction_*
 tracepoints still fire)."""
-from klplib import LP, STATS, klp_stats, wait_transition
+from klplib import LP, STATS, klp_stats, modprobe_klp, wait_transition
 
 GUEST = dict(mem=1024, smp=2, balloon=None)
 KERNELS = ("6.1",)
@@ -10,7 +10,7 @@ TIMEOUT = 600
 
 
 def run(g):
-    g.sh("modprobe guestmm_klp")
+    modprobe_klp(g)
     assert g.sh("cat %s/enabled" % LP).strip() == "1"
     secs = wait_transition(g)
     print("KEY klp_transition seconds=%.1f" % secs)

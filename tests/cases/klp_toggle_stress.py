@@ -5,7 +5,7 @@ page cache policy on in every other cycle: no WARN, Oops or hang, and
 every transition completes within 5 s."""
 import time
 
-from klplib import LP, klp_stats, wait_transition
+from klplib import LP, klp_stats, modprobe_klp, wait_transition
 from workloads import frag_start
 
 GUEST = dict(mem=1024, smp=2, balloon=None, mods=["guestmm_highalloc"],
@@ -39,7 +39,7 @@ def run(g):
     worst = 0.0
     runs = 0
     for i in range(CYCLES):
-        g.sh("modprobe guestmm_klp unmapped_page_control=%d" % (i % 2))
+        modprobe_klp(g, "unmapped_page_control=%d" % (i % 2))
         worst = max(worst, wait_transition(g, timeout=60))
         time.sleep(0.5)
         runs += klp_stats(g)["runs"]

@@ -9,7 +9,7 @@ meeting only dirty pages (writeback reason "vmscan"; docs/livepatch.md)."""
 import re
 import time
 
-from klplib import um_stats
+from klplib import modprobe_klp, um_stats
 
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=800)
 KERNELS = ("6.1",)
@@ -35,7 +35,7 @@ def run(g):
          "echo 95 > dirty_ratio && echo 360000 > dirty_expire_centisecs && "
          "echo 0 > dirty_writeback_centisecs")
     g.sh("echo 1 > %s/events/writeback/writeback_start/enable" % TR)
-    g.sh("modprobe guestmm_klp unmapped_page_control=1 "
+    modprobe_klp(g, "unmapped_page_control=1 "
          "max_unmapped_ratio=%d" % RATIO)
     keys = ("passes", "pages_reclaimed", "runs", "stop_no_progress",
             "stop_target")

@@ -5,7 +5,7 @@ max_unmapped_ratio, and the policy does nothing."""
 import re
 import time
 
-from klplib import SAMPLER, um_stats
+from klplib import SAMPLER, modprobe_klp, um_stats
 
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=800)
 KERNELS = ("6.1",)
@@ -29,7 +29,7 @@ def unmapped_samples(text):
 def run(g):
     g.sh("dd if=/dev/zero of=/mnt/big bs=1M count=%d conv=fsync 2>&1 && "
          "sync && echo 3 > /proc/sys/vm/drop_caches" % BIG_MIB, timeout=900)
-    g.sh("modprobe guestmm_klp max_unmapped_ratio=%d" % RATIO)
+    modprobe_klp(g, "max_unmapped_ratio=%d" % RATIO)
     assert g.sh("cat %s/unmapped_page_control" % PAR).strip() == "N"
     ram_pages = g.meminfo()["MemTotal"] // 4
     s0 = um_stats(g)

@@ -6,7 +6,7 @@ turning it off lets the cache grow again; zone_reclaim_mode != 0 refuses
 to enable; rmmod with the control on stops the thread cleanly."""
 import time
 
-from klplib import UM, um_stats
+from klplib import UM, modprobe_klp, um_stats
 
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=400)
 KERNELS = ("6.1",)
@@ -48,7 +48,7 @@ def read_file(g):
 def run(g):
     g.sh("dd if=/dev/zero of=/mnt/f bs=1M count=%d conv=fsync 2>&1 && "
          "echo 3 > /proc/sys/vm/drop_caches" % FILE_MIB, timeout=600)
-    g.sh("modprobe guestmm_klp")
+    modprobe_klp(g)
     assert par(g, "unmapped_page_control") == "N"
     assert par(g, "max_unmapped_ratio") == "10"
     assert g.sh("stat -c %%a %s/unmapped_page_control %s/max_unmapped_ratio"
@@ -122,6 +122,6 @@ def run(g):
     g.sh("rmmod guestmm_klp")
     assert "gmm_unmapped" not in g.sh("ps")
     # Parameters given at load still work after that.
-    g.sh("modprobe guestmm_klp unmapped_page_control=1 max_unmapped_ratio=20")
+    modprobe_klp(g, "unmapped_page_control=1 max_unmapped_ratio=20")
     assert par(g, "unmapped_page_control") == "Y"
     assert par(g, "max_unmapped_ratio") == "20"

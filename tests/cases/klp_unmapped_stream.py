@@ -6,7 +6,7 @@ page of it resident throughout (mincore)."""
 import re
 import time
 
-from klplib import SAMPLER, um_stats
+from klplib import SAMPLER, modprobe_klp, um_stats
 
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=800)
 KERNELS = ("6.1",)
@@ -54,7 +54,7 @@ def stream_read(g):
 
 def run(g):
     make_files(g)
-    g.sh("modprobe guestmm_klp unmapped_page_control=1 "
+    modprobe_klp(g, "unmapped_page_control=1 "
          "max_unmapped_ratio=%d" % RATIO)
     assert "unmapped page cache control on" in g.dmesg()
     ram_pages = g.meminfo()["MemTotal"] // 4

@@ -36,3 +36,12 @@ def um_stats(g):
     """The unmapped page cache policy's debugfs counters."""
     return {k: int(v) for k, v in (l.split() for l in
                                    g.sh("cat " + UM).splitlines())}
+
+
+def modprobe_klp(g, args="", check=True):
+    """Load guestmm_klp with its tracepoints.  Debian's kmod modprobe
+    loads guestmm_klp_trace first by itself (MODULE_SOFTDEP); the test
+    guests' busybox modprobe ignores soft dependencies, so do it here."""
+    out = g.sh("modprobe guestmm_klp_trace && modprobe guestmm_klp %s 2>&1"
+               % args, check=check)
+    return out

@@ -30,8 +30,8 @@ struct compact_control;
 	DATA(int, sysctl_compact_unevictable_allowed)			\
 	DATA(unsigned int, sysctl_compaction_proactiveness)		\
 	/* mm/migrate.c */						\
-	FUNC(int, migrate_pages, struct list_head *, new_page_t,	\
-	     free_page_t, unsigned long, enum migrate_mode, int,	\
+	FUNC(int, migrate_pages, struct list_head *, new_page_t *,	\
+	     free_page_t *, unsigned long, enum migrate_mode, int,	\
 	     unsigned int *)						\
 	FUNC(void, putback_movable_pages, struct list_head *)		\
 	/* mm/swap.c */							\
