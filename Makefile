@@ -61,6 +61,7 @@ modules: headers
 	@livepatch/postlink/run $(KDIR) $$(sed 's/\.o$$/.ko/' modules.order)
 	@rm -rf $(OUT)/modules && mkdir -p $(OUT)/modules
 	@sed 's/\.o$$/.ko/' modules.order | xargs -I{} cp {} $(OUT)/modules/
+	@livepatch/select-variant $(KDIR) > $(OUT)/klp-variant 2>/dev/null
 
 tools: progs bpf
 

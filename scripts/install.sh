@@ -60,8 +60,10 @@ dkms_files() {
 		echo LICENSE
 		echo modules/compat.h
 		find modules/balloon livepatch -type f \
-			\( -name '*.c' -o -name '*.h' -o -name Kbuild -o -name Makefile \) \
-			! -name '*.mod.c' ! -name '.*' | sort
+			\( -name '*.c' -o -name '*.h' -o -name Kbuild -o -name Makefile \
+			-o -name Kbuild.inc -o -name kernels.tsv -o -name select-variant \
+			-o -name builds-h -o -path livepatch/postlink/run \) \
+			! -name '*.mod.c' ! -name builds.h ! -name '.*' | sort
 	})
 }
 

@@ -9,6 +9,7 @@ cached (6.1: 357 s, 6.12: 392 s; dkms build 90-240 s, the reboot 25-180 s
 of which most is the firmware reloading kernel and initrd after the
 reset), plus 2 to 4 minutes for the image when the cache is cold.
 """
+import os
 import re
 import time
 
@@ -20,6 +21,7 @@ TIMEOUT = 2400          # seconds, image build excluded (see guest_config)
 
 MIB = 1 << 20
 LP = "/sys/kernel/livepatch/guestmm_klp"
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VER = None
 SERIES = None
 
@@ -78,6 +80,13 @@ def inflate_deflate(g, out_mib):
     assert g.meminfo()["MemTotal"] == total0
 
 
+def klp_supported(release, version):
+    """Is this exact build a row of livepatch/kernels.tsv?"""
+    with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as f:
+        rows = [l.rstrip("\n").split("\t") for l in f if not l.startswith("#")]
+    return any(r[0] == release and r[1] == version for r in rows)
+
+
 def modules_of_kernel(g):
     return g.sh("ls /lib/modules/$(uname -r)/updates/dkms/ 2>/dev/null; true").split()
 
@@ -85,7 +94,7 @@ def modules_of_kernel(g):
 def run(g):
     t_all = t = time.monotonic()
     abi = g.sh("uname -r").strip()
-    klp = SERIES == "6.1"           # the kernels the livepatch supports
+    klp = klp_supported(abi, g.sh("uname -v").strip())
     print("KEY dkms_e2e_boot abi=%s seconds=%.0f" % (abi, g.boot_seconds))
     # udev loads the stock driver (coldplug is not over when systemd is).
     debimage.wait_booted(g)
@@ -116,13 +125,18 @@ def run(g):
     assert re.search(r"guestmm/%s, %s, x86_64: installed" %
                      (re.escape(VER), re.escape(abi)), st), st
     mods = modules_of_kernel(g)
-    want = ["guestmm_balloon", "guestmm_klp"]
-    if klp:     # the livepatch's tracepoints, a module of their own
-        want.append("guestmm_klp_trace")
+    # The livepatch and its tracepoints only where a variant serves the
+    # kernel: elsewhere DKMS builds and installs neither (nothing taints).
+    want = ["guestmm_balloon"]
+    if klp:
+        want += ["guestmm_klp", "guestmm_klp_trace"]
     assert sorted(m.split(".")[0] for m in mods) == want, mods
     assert g.sh("modinfo -F signer guestmm_balloon").strip() == \
         "DKMS module signing key"
-    assert "/updates/dkms/" in g.sh("modinfo -n guestmm_klp")
+    if klp:
+        assert "/updates/dkms/" in g.sh("modinfo -n guestmm_klp")
+        assert g.sh("modinfo -F signer guestmm_klp").strip() == \
+            "DKMS module signing key"
     t = step("dkms_install", t)
 
     # The balloon: the stock driver has it since boot; take it over.
@@ -139,9 +153,16 @@ def run(g):
         wait_for(g, "cat %s/transition" % LP, "0", timeout=120)
     else:
         assert g.last_rc != 0, out
+        assert "not found" in out, out
         assert g.sh("ls -d %s 2>/dev/null; lsmod | grep -c ^guestmm_klp; "
                     "true" % LP).split() == ["0"]
-        print("KEY dkms_e2e_klp refused=%r" % out.strip()[-200:])
+        tainted = int(g.sh("cat /proc/sys/kernel/tainted"))
+        assert not tainted & (1 << 15), tainted     # K: livepatch
+        log = g.sh("cat /var/lib/dkms/guestmm/%s/build/make.log "
+                   "/var/lib/dkms/guestmm/%s/*/*/log/make.log 2>/dev/null; "
+                   "true" % (VER, VER))
+        assert "livepatch not built" in log, log[-2000:]
+        print("KEY dkms_e2e_klp not_built=%r" % out.strip()[-200:])
     t = step("livepatch", t)
 
     # BPF statistics, read back through the loader and through bpftool.

@@ -76,8 +76,8 @@ def run(g):
     if klp:
         kmodes = sweep(g, "guestmm_klp", tally, nomsg, bad)
     else:
-        # guestmm_klp refuses any kernel but the 6.1 build it knows.
-        assert "refusing to load" in g.sh("dmesg"), out
+        # A kernel no livepatch variant serves has no guestmm_klp module.
+        assert "not found" in out, out
 
     # No guestmm debugfs file is writable, so there is nothing to sweep.
     w = g.sh("find /sys/kernel/debug/guestmm_* -type f -perm -u=w")

@@ -6,6 +6,11 @@ LP = "/sys/kernel/livepatch/guestmm_klp"
 STATS = "/sys/kernel/debug/guestmm_klp/stats"
 UM = "/sys/kernel/debug/guestmm_klp/unmapped"
 
+# Kernel functions whose address the module may hand to the kernel: the
+# kernel's own compact_zone() passes them to migrate_pages() as well, so
+# objtool keeps their ENDBR.  Anything new here must pass the IBT check.
+CALLBACKS = {"compaction_alloc", "compaction_free"}
+
 # Guest-side sampler for the unmapped-cache cases: one line of file LRU
 # and mapped counts per 0.1 s into /tmp/samples, until /tmp/stop exists.
 SAMPLER = ("rm -f /tmp/stop; (while [ ! -e /tmp/stop ]; do "

@@ -10,11 +10,13 @@
 #ifndef _GUESTMM_KLP_V612_COMPACT_H
 #define _GUESTMM_KLP_V612_COMPACT_H
 
-#include <linux/compaction.h>
 #include <linux/list.h>
 #include <linux/migrate_mode.h>
 #include <linux/mmzone.h>
+#include <linux/sched.h>
 #include <linux/types.h>
+/* after mmzone.h and sched.h: 6.12's compaction.h needs both */
+#include <linux/compaction.h>
 
 #include "../../scanner.h"
 

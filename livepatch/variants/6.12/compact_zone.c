@@ -31,7 +31,7 @@
 #include "compact.h"
 #include "klpr.h"
 #include "ksyms.h"
-#include "../../klp_trace.h"
+#include "tracing.h"
 
 /* 6.12 mm/compaction.c:2510 compact_zone() */
 enum compact_result gmm_klp_compact_zone(struct compact_control *cc,
@@ -249,9 +249,8 @@ out:
 
 	klpr_trace(mm_compaction_end, cc, start_pfn, end_pfn, sync, ret);
 	/* guestmm: our tracepoint per run */
-	trace_guestmm_klp_run(cc->zone, cc->order, ret,
-			      cc->total_migrate_scanned,
-			      cc->total_free_scanned);
+	gmm_trace(guestmm_klp_run, cc->zone, cc->order, ret,
+		  cc->total_migrate_scanned, cc->total_free_scanned);
 
 	VM_BUG_ON(!list_empty(&cc->migratepages));
 

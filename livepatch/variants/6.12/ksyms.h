@@ -62,10 +62,6 @@ struct folio;
 	     unsigned int)						\
 	/* mm/sparse.c */						\
 	DATA(unsigned long, __highest_present_section_nr)		\
-	/* mm/vmscan.c (the unmapped page cache policy, unmapped.c) */	\
-	FUNC(int, __node_reclaim, struct pglist_data *, gfp_t,		\
-	     unsigned int)						\
-	DATA(int, node_reclaim_mode)					\
 	/* include/trace/events/compaction.h */				\
 	DATA(struct tracepoint, __tracepoint_mm_compaction_begin)	\
 	DATA(struct tracepoint, __tracepoint_mm_compaction_end)		\

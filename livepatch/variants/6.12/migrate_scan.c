@@ -25,7 +25,7 @@
 #include "compact.h"
 #include "klpr.h"
 #include "ksyms.h"
-#include "../../klp_trace.h"
+#include "tracing.h"
 
 #define GMM_KLP_MAX_CANDIDATES	16
 
@@ -228,8 +228,8 @@ static unsigned long gmm_find_migrateblock(struct compact_control *cc)
 		gmm_klp_count(GMM_KLP_fast_miss, 1);
 		cc->fast_search_fail++;
 		pfn = klpr_reinit_migrate_pfn(cc);
-		trace_guestmm_klp_fast_search(zone, cc->order, false, pfn,
-					      nr_scanned, 0, 0);
+		gmm_trace(guestmm_klp_fast_search, zone, cc->order, false,
+			  pfn, nr_scanned, 0, 0);
 		return pfn;
 	}
 
@@ -254,8 +254,8 @@ static unsigned long gmm_find_migrateblock(struct compact_control *cc)
 	gmm_klp_count(GMM_KLP_fast_hit, 1);
 	cc->fast_search_fail = 0;
 	pfn = max(cand[best].block_pfn, zone->zone_start_pfn);
-	trace_guestmm_klp_fast_search(zone, cc->order, true, pfn, nr_scanned,
-				      ncand, cand[best].cost);
+	gmm_trace(guestmm_klp_fast_search, zone, cc->order, true, pfn,
+		  nr_scanned, ncand, cand[best].cost);
 	return pfn;
 }
 
@@ -311,8 +311,8 @@ enum klpr_isolate_migrate gmm_klp_isolate_migratepages(struct compact_control *c
 				gmm_klp_count(GMM_KLP_hole_pfns_skipped,
 					      block_end_pfn - block_start_pfn);
 			}
-			trace_guestmm_klp_block(block_start_pfn,
-						GMM_KLP_BLOCK_HOLE);
+			gmm_trace(guestmm_klp_block, block_start_pfn,
+				  GMM_KLP_BLOCK_HOLE);
 			continue;
 		}
 
@@ -324,8 +324,8 @@ enum klpr_isolate_migrate gmm_klp_isolate_migratepages(struct compact_control *c
 		     low_pfn == zone->zone_start_pfn) &&
 		    !fast_find_block && !klpr_isolation_suitable(cc, page)) {
 			gmm_klp_count(GMM_KLP_blocks_skip_hint, 1);
-			trace_guestmm_klp_block(block_start_pfn,
-						GMM_KLP_BLOCK_SKIP_HINT);
+			gmm_trace(guestmm_klp_block, block_start_pfn,
+				  GMM_KLP_BLOCK_SKIP_HINT);
 			continue;
 		}
 
@@ -333,15 +333,15 @@ enum klpr_isolate_migrate gmm_klp_isolate_migratepages(struct compact_control *c
 		if (!klpr_suitable_migration_source(cc, page)) {
 			klpr_update_cached_migrate(cc, block_end_pfn);
 			gmm_klp_count(GMM_KLP_blocks_unsuitable, 1);
-			trace_guestmm_klp_block(block_start_pfn,
-						GMM_KLP_BLOCK_UNSUITABLE);
+			gmm_trace(guestmm_klp_block, block_start_pfn,
+				  GMM_KLP_BLOCK_UNSUITABLE);
 			continue;
 		}
 
 		gmm_klp_count(GMM_KLP_blocks_isolated, 1);
-		trace_guestmm_klp_block(block_start_pfn,
-					fast_find_block ? GMM_KLP_BLOCK_FAST :
-					GMM_KLP_BLOCK_LINEAR);
+		gmm_trace(guestmm_klp_block, block_start_pfn,
+			  fast_find_block ? GMM_KLP_BLOCK_FAST :
+			  GMM_KLP_BLOCK_LINEAR);
 		/*
 		 * The block the free-list search chose gets its skip bit here,
 		 * as in 6.12: isolate_migratepages_block() starts at its
