@@ -9,11 +9,11 @@ cached (6.1: 357 s, 6.12: 392 s; dkms build 90-240 s, the reboot 25-180 s
 of which most is the firmware reloading kernel and initrd after the
 reset), plus 2 to 4 minutes for the image when the cache is cold.
 """
-import os
 import re
 import time
 
 import debimage
+from klplib import klp_variant
 
 GUEST = dict(mem=1536, smp=2, balloon={}, reboot=True, boot_timeout=600)
 KERNELS = ("6.1", "6.12")
@@ -21,7 +21,6 @@ TIMEOUT = 2400          # seconds, image build excluded (see guest_config)
 
 MIB = 1 << 20
 LP = "/sys/kernel/livepatch/guestmm_klp"
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VER = None
 SERIES = None
 
@@ -80,13 +79,6 @@ def inflate_deflate(g, out_mib):
     assert g.meminfo()["MemTotal"] == total0
 
 
-def klp_supported(release, version):
-    """Is this exact build a row of livepatch/kernels.tsv?"""
-    with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as f:
-        rows = [l.rstrip("\n").split("\t") for l in f if not l.startswith("#")]
-    return any(r[0] == release and r[1] == version for r in rows)
-
-
 def modules_of_kernel(g):
     return g.sh("ls /lib/modules/$(uname -r)/updates/dkms/ 2>/dev/null; true").split()
 
@@ -94,7 +86,7 @@ def modules_of_kernel(g):
 def run(g):
     t_all = t = time.monotonic()
     abi = g.sh("uname -r").strip()
-    klp = klp_supported(abi, g.sh("uname -v").strip())
+    klp = bool(klp_variant(abi))     # a variant serves this build
     print("KEY dkms_e2e_boot abi=%s seconds=%.0f" % (abi, g.boot_seconds))
     # udev loads the stock driver (coldplug is not over when systemd is).
     debimage.wait_booted(g)

@@ -50,3 +50,17 @@ def modprobe_klp(g, args="", check=True):
     out = g.sh("modprobe guestmm_klp_trace && modprobe guestmm_klp %s 2>&1"
                % args, check=check)
     return out
+
+
+def klp_variant(abi):
+    """The livepatch variant that serves kernel @abi, or "" where none does:
+    livepatch/select-variant on its headers, the decision the Kbuild and
+    dkms.conf take."""
+    import os
+    import subprocess
+    top = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    return subprocess.run(
+        [os.path.join(top, "livepatch", "select-variant"),
+         "/usr/src/linux-headers-" + abi],
+        capture_output=True, text=True, check=True).stdout.strip()

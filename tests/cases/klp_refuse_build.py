@@ -1,0 +1,72 @@
+"""guestmm_klp refuses a kernel that is not exactly a build it was checked
+against, with a message that names the kernel and the way forward, and
+registers nothing.  The module is the real one, built here from the tree
+against this kernel's headers, with one change in the table it compiles
+in (GMM_KLP_KERNELS): this build's row carries another vmlinux build ID,
+as a rebuild of the same Debian version from other sources would."""
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+
+GUEST = dict(mem=512, smp=2, balloon=None, mods=["virtio_blk"])
+KERNELS = ("6.1", "6.12")
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FAKE_ID = "00" * 20
+
+
+def build_mismatched(abi, tmp):
+    """guestmm_klp.ko for @abi whose table row has FAKE_ID; its path."""
+    kdir = "/usr/src/linux-headers-" + abi
+    files = subprocess.run(["git", "-C", TOP, "ls-files", "livepatch"],
+                           capture_output=True, text=True,
+                           check=True).stdout.split()
+    for f in files:
+        os.makedirs(os.path.join(tmp, os.path.dirname(f)), exist_ok=True)
+        shutil.copy2(os.path.join(TOP, f), os.path.join(tmp, f))
+    table = os.path.join(tmp, "kernels.tsv")
+    with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as src, \
+            open(table, "w") as out:
+        for line in src:
+            cols = line.rstrip("\n").split("\t")
+            if cols[0] == abi:
+                cols[2] = FAKE_ID
+            out.write("\t".join(cols) + "\n")
+    lp = os.path.join(tmp, "livepatch")
+    subprocess.run(["make", "-s", "-C", kdir, "M=" + lp,
+                    "GMM_KLP_KERNELS=" + table, "modules"], check=True,
+                   capture_output=True)
+    subprocess.run([os.path.join(lp, "postlink", "run"), kdir], check=True,
+                   capture_output=True)
+    return os.path.join(lp, "guestmm_klp.ko")
+
+
+def guest_config(abi):
+    """Build the module and hand it to the guest as a tar on /dev/vda."""
+    tmp = tempfile.mkdtemp(prefix="klp_refuse_build.")
+    tar = os.path.join(tmp, "klp.tar")
+    with tarfile.open(tar, "w") as t:
+        t.add(build_mismatched(abi, tmp), "guestmm_klp.ko")
+    # A raw drive is read in whole sectors.
+    with open(tar, "ab") as f:
+        f.truncate(-(-os.path.getsize(tar) // 512) * 512)
+    return dict(GUEST, drives=[tar])
+
+
+def run(g):
+    g.sh("tar -xf /dev/vda -C /tmp")
+    release = g.sh("uname -r").strip()
+    version = g.sh("uname -v").strip()
+    g.sh("dmesg -c > /dev/null")
+    out = g.sh("insmod /tmp/guestmm_klp.ko 2>&1", check=False)
+    assert g.last_rc != 0, "loaded despite the build ID: %s" % out
+    log = g.sh("dmesg")
+    want = "guestmm_klp: refusing to load: kernel %s '%s' has build ID " % (
+        release, version)
+    assert want in log, log[-2000:]
+    assert "the checked build has %s" % FAKE_ID in log, log[-2000:]
+    assert g.sh("ls /sys/kernel/livepatch/").strip() == ""
+    assert "guestmm_klp " not in g.sh("cat /proc/modules")
+    print("KEY klp_refuse_build rc=%d" % g.last_rc)

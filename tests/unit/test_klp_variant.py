@@ -1,0 +1,276 @@
+"""Host-side unit tests for scripts/klp-variant: the C item extractor, the
+item hashes, the MIRROR and kernels.tsv formats, Debian version order and
+the kallsyms decoder.  Nothing here downloads anything."""
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
+import struct
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def load_tool():
+    path = os.path.join(TOP, "scripts", "klp-variant")
+    loader = importlib.machinery.SourceFileLoader("klp_variant", path)
+    spec = importlib.util.spec_from_loader("klp_variant", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+kv = load_tool()
+
+SRC = r'''// SPDX-License-Identifier: GPL-2.0
+#include <linux/mm.h>
+#define COMPACT_MAX_DEFER_SHIFT 6
+#define block_end_pfn(pfn, order) \
+	ALIGN((pfn) + 1, 1UL << (order))
+
+struct compact_control {
+	struct list_head freepages;	/* List of free pages { */
+	unsigned long free_pfn;
+	struct {
+		int inner;
+	} nested;
+};   
+
+typedef enum {
+	ISOLATE_ABORT,		/* Abort compaction now */
+	ISOLATE_NONE,
+} isolate_migrate_t;
+
+/* A comment naming compact_zone(cc) { inside } */
+static inline bool compact_scanners_met(struct compact_control *cc)
+{
+	return cc->free_pfn <= cc->migrate_pfn;
+}
+
+static enum compact_result
+compact_zone(struct compact_control *cc,
+	     struct capture_control *capc)	
+{
+	const char *s = "}{ not a brace";
+	char c = '}';
+
+	if (compact_scanners_met(cc)) {
+		/* } */
+		while (1) {
+			break;
+		}
+	}
+	return 0;
+}
+
+int caller(void)
+{
+	return compact_zone(NULL, NULL);
+}
+
+#ifdef CONFIG_COMPACTION
+static bool pageblock_skip_persistent(struct page *page)
+{
+	return true;
+}
+#else
+static inline bool pageblock_skip_persistent(struct page *page)
+{
+	return false;
+}
+#endif
+
+static void __acquires(lock) locked(spinlock_t *lock)
+	__releases(lock)
+{
+	spin_unlock(lock);
+}
+'''
+
+
+def test_function_with_multiline_signature_and_tricky_braces():
+    text = kv.extract_item(SRC, "function", "compact_zone")
+    lines = text.splitlines()
+    assert lines[0] == "static enum compact_result"
+    assert lines[1] == "compact_zone(struct compact_control *cc,"
+    # trailing whitespace (after capc) is all that is normalised
+    assert lines[2] == "\t     struct capture_control *capc)"
+    assert lines[-1] == "}"
+    assert '"}{ not a brace"' in text and "'}'" in text
+    assert "return 0;" in text and "caller" not in text
+    # the call in caller() and the mention in a comment are not definitions
+    assert text.count("compact_zone(") == 1
+
+
+def test_static_inline_function_and_prototype():
+    text = kv.extract_item(SRC, "function", "compact_scanners_met")
+    assert text == ("static inline bool compact_scanners_met(struct compact_control *cc)\n"
+                    "{\n\treturn cc->free_pfn <= cc->migrate_pfn;\n}\n")
+    proto = kv.extract_item(SRC, "prototype", "compact_zone")
+    assert proto == ("static enum compact_result\n"
+                     "compact_zone(struct compact_control *cc,\n"
+                     "\t     struct capture_control *capc)\n")
+
+
+def test_every_definition_of_an_ifdef_pair_and_attributes():
+    text = kv.extract_item(SRC, "function", "pageblock_skip_persistent")
+    parts = text.split("\n\n")
+    assert len(parts) == 2
+    assert parts[0].startswith("static bool pageblock_skip_persistent(")
+    assert parts[1].startswith("static inline bool pageblock_skip_persistent(")
+    assert "#ifdef" not in text and "#else" not in text
+    locked = kv.extract_item(SRC, "function", "locked")
+    assert locked.startswith("static void __acquires(lock) locked(")
+    assert "\t__releases(lock)\n{" in locked
+
+
+def test_struct_typedef_define():
+    st = kv.extract_item(SRC, "struct", "compact_control")
+    assert st.startswith("struct compact_control {\n")
+    assert st.endswith("\t} nested;\n};\n")
+    td = kv.extract_item(SRC, "typedef", "isolate_migrate_t")
+    assert td.startswith("typedef enum {\n") and td.endswith("} isolate_migrate_t;\n")
+    assert kv.extract_item(SRC, "define", "COMPACT_MAX_DEFER_SHIFT") == \
+        "#define COMPACT_MAX_DEFER_SHIFT 6\n"
+    assert kv.extract_item(SRC, "define", "block_end_pfn") == \
+        "#define block_end_pfn(pfn, order) \\\n\tALIGN((pfn) + 1, 1UL << (order))\n"
+
+
+def test_missing_items_and_hashes():
+    assert kv.extract_item(SRC, "function", "caller_not_here") is None
+    assert kv.extract_item(SRC, "struct", "capture_control") is None
+    assert kv.item_hash(None) == "-"
+    text = kv.extract_item(SRC, "function", "compact_zone")
+    assert kv.item_hash(text) == hashlib.sha256(text.encode()).hexdigest()
+    # trailing whitespace does not change the hash, anything else does
+    spaced = SRC.replace("return 0;", "return 0;   ")
+    assert kv.item_hash(kv.extract_item(spaced, "function", "compact_zone")) == \
+        kv.item_hash(text)
+    changed = SRC.replace("return 0;", "return  0;")
+    assert kv.item_hash(kv.extract_item(changed, "function", "compact_zone")) != \
+        kv.item_hash(text)
+
+
+def test_mirror_parse_and_record():
+    lines = ["# comment\n", "#\n", "# items\n",
+             "mm/compaction.c function compact_zone\n",
+             "mm/internal.h struct compact_control " + "a" * 64 + "\n",
+             "symbol compact_zone\n"]
+    v = kv.Variant("9.9", lines)
+    assert v.reference is None and v.symbols == ["compact_zone"]
+    assert v.items == [("mm/compaction.c", "function", "compact_zone", None),
+                       ("mm/internal.h", "struct", "compact_control", "a" * 64)]
+    assert v.files() == ["mm/compaction.c", "mm/internal.h"]
+    out = v.with_hashes({("mm/compaction.c", "function", "compact_zone"): "1" * 64,
+                         ("mm/internal.h", "struct", "compact_control"): "2" * 64},
+                        ("9.9.1-1", "bookworm"))
+    v2 = kv.Variant("9.9", out.splitlines(True))
+    assert v2.reference == ("9.9.1-1", "bookworm")
+    assert [h for _, _, _, h in v2.items] == ["1" * 64, "2" * 64]
+    assert out.splitlines()[:4] == ["# comment", "#", "reference 9.9.1-1 bookworm", "# items"]
+    try:
+        kv.Variant("bad", ["mm/x.c funktion foo\n"])
+        raise AssertionError("bad line accepted")
+    except kv.Error:
+        pass
+
+
+def test_debian_version_order():
+    order = ["6.1.176-1", "6.1.190-1", "6.1.192-1", "6.1.192-2", "6.1.192-3",
+             "6.12.95-1~bpo12+1", "6.12.95-1", "6.12.107-1", "6.12.118-1"]
+    assert sorted(reversed(order), key=kv.version_key) == order
+    assert kv.version_cmp("1:1.0", "2.0") > 0
+    assert kv.version_cmp("1.0~rc1", "1.0") < 0
+    assert kv.version_cmp("1.0a", "1.0+") < 0
+    assert kv.series_of("6.12.95-1~bpo12+1") == "6.12"
+
+
+def row(version, variant="6.1", note="-"):
+    return {"release": "6.1.0-57-amd64",
+            "uts_version": "#1 SMP PREEMPT_DYNAMIC Debian %s (2026-11-26)" % version,
+            "build_id": "ab" * 20, "variant": variant, "compiler": "gcc-12 (Debian 12.2.0-14) 12.2.0",
+            "suite": "bookworm-security", "package_version": version, "note": note}
+
+
+def test_table_write_parse_upsert():
+    rows = [row("6.12.118-1", "6.12"), row("6.1.192-3"), row("6.1.176-1")]
+    text = kv.format_table(rows)
+    lines = text.splitlines()
+    assert lines[0] == "# " + "\t".join(kv.COLUMNS)
+    assert [line.split("\t")[6] for line in lines[1:]] == ["6.1.176-1", "6.1.192-3", "6.12.118-1"]
+    assert all(len(line.split("\t")) == 8 for line in lines)
+    back = kv.parse_table(text)
+    assert back == sorted(rows, key=kv._row_key)
+    # a check of the same build replaces its row
+    new = kv.upsert(back, row("6.1.192-3", note="sympos: foo x2"))
+    assert len(new) == 3
+    assert [r["note"] for r in new if r["package_version"] == "6.1.192-3"] == ["sympos: foo x2"]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "kernels.tsv")
+        assert kv.read_table(path) == []
+        kv.write_table(new, path)
+        assert kv.read_table(path) == sorted(new, key=kv._row_key)
+    try:
+        kv.parse_table("# header\na\tb\n")
+        raise AssertionError("short row accepted")
+    except kv.Error:
+        pass
+
+
+def test_symbols_in_variant_sources():
+    text = ("/* klpe_in_comment */\n"
+            "#define GMM_KLP_KSYMS(FUNC, DATA) \\\n"
+            "\tFUNC(struct page *, __pageblock_pfn_to_page, unsigned long) \\\n"
+            "\tDATA(int, sysctl_compact_unevictable_allowed)\n"
+            "#define T(name) klpe___tracepoint_##name\n"
+            "x = klpe_compaction_suitable(zone);\n")
+    assert kv.symbols_in(text) == {"__pageblock_pfn_to_page",
+                                   "sysctl_compact_unevictable_allowed",
+                                   "compaction_suitable"}
+
+
+def fake_kallsyms(symbols):
+    """A blob laid out like scripts/kallsyms.c's output, with each name
+    byte its own token (so tokens 48..57 are the digits)."""
+    toks = [bytes([i]) if i else b"\x00" for i in range(256)]
+    toks[0] = b"_x"                       # an unused code as a real token
+    table = b"".join(t + b"\x00" for t in toks)
+    index = []
+    off = 0
+    for t in toks:
+        index.append(off)
+        off += len(t) + 1
+    names, markers = b"", []
+    for k, s in enumerate(symbols):
+        if k % 256 == 0:
+            markers.append(len(names))
+        enc = bytes(s.encode())
+        names += bytes([len(enc)]) + enc
+    pad = lambda b: b + b"\x00" * (-len(b) % 8)  # noqa: E731
+    blob = b"\xff" * 64 + pad(struct.pack("<I", len(symbols)))
+    blob += pad(names) + pad(struct.pack("<%dI" % len(markers), *markers))
+    blob += pad(table) + pad(struct.pack("<256H", *index))
+    return blob
+
+
+def test_kallsyms_decoder_counts_duplicates():
+    syms = ["T" + "func%d" % i for i in range(600)] + ["tdup", "tdup", "Ddata9"]
+    blob = fake_kallsyms(syms)
+    out = kv.kallsyms(blob)
+    assert out[:2] == ["T func0", "T func1"] and out[-1] == "D data9"
+    assert len(out) == len(syms)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "kallsyms.txt")
+        with open(path, "w") as f:
+            f.write("\n".join(out) + "\n")
+        assert kv.symbol_counts(path, ["dup", "func599", "gone"]) == \
+            {"dup": 2, "func599": 1, "gone": 0}
+
+
+def test_banner():
+    blob = (b"\x00Linux version 6.1.0-57-amd64 (debian-kernel@lists.debian.org) "
+            b"(gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0, GNU ld (GNU Binutils for "
+            b"Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-26)\n\x00")
+    assert kv.parse_banner(blob) == (
+        "6.1.0-57-amd64", "gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0",
+        "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-26)")
