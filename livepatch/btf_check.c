@@ -9,7 +9,7 @@
  *   every member's name and offset and the size must match
  *   (variants/<V>/layout.c).
  * - Prototypes: every kernel function the variant calls or hands to the
- *   kernel (GMM_KLP_KSYMS in variants/<V>/ksyms.h) must have, in BTF,
+ *   kernel (variants/<V>/ksyms.h, read into protos.h) must have, in BTF,
  *   the same return type and the same parameter types, compared as C
  *   spellings ("struct compact_control *", "unsigned long", typedef
  *   names as written).
@@ -30,7 +30,7 @@
 #include "ksyms.h"
 
 static const struct gmm_klp_proto gmm_klp_protos[] = {
-	GMM_KLP_KSYMS(KLPE_PROTO_FUNC, KLPE_PROTO_DATA)
+#include "protos.h"
 	{ }
 };
 

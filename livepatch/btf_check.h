@@ -2,7 +2,7 @@
 /*
  * guestmm_klp: what btf_check.c compares with the running kernel's BTF.
  * Each variant provides its layouts (variants/<V>/layout.c) and its
- * prototypes (the GMM_KLP_KSYMS list in variants/<V>/ksyms.h).
+ * prototypes (the declarations in variants/<V>/ksyms.h, read by protos-h).
  */
 #ifndef _GUESTMM_KLP_BTF_CHECK_H
 #define _GUESTMM_KLP_BTF_CHECK_H

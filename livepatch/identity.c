@@ -27,7 +27,7 @@
 
 /* lib/buildid.c: filled at boot (CONFIG_CRASH_CORE/VMCORE_INFO, both y) */
 extern unsigned char klpe_vmlinux_build_id[BUILD_ID_SIZE_MAX]
-	KLP_RELOC(vmlinux_build_id);
+	__asm__(KLP_SYM(vmlinux_build_id));
 
 /* The gcc build ID is 20 bytes of SHA-1. */
 #define GMM_BUILD_ID_LEN	20

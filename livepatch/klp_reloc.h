@@ -2,17 +2,24 @@
 /*
  * guestmm_klp: non-exported kernel symbols as livepatch relocations.
  *
- * Each variant lists the kernel symbols it uses in its ksyms.h, once:
+ * Each variant declares the kernel symbols it uses in its ksyms.h, as
+ * plain C with the kernel's prototype:
  *
- *	#define GMM_KLP_KSYMS(FUNC, DATA)				\
- *		FUNC(int, isolate_migratepages_block,			\
- *		     struct compact_control *, unsigned long,		\
- *		     unsigned long, isolate_mode_t)			\
- *		DATA(int, sysctl_compact_unevictable_allowed)
+ *	extern int klpe_isolate_migratepages_block(struct compact_control *cc,
+ *			unsigned long low_pfn, unsigned long end_pfn,
+ *			isolate_mode_t mode)
+ *		__asm__(KLP_SYM(isolate_migratepages_block));
+ *	extern void (klpe_lru_add_drain)(void)
+ *		__asm__(KLP_SYM(lru_add_drain));
+ *	extern int klpe_sysctl_compact_unevictable_allowed
+ *		__asm__(KLP_SYM(sysctl_compact_unevictable_allowed));
  *
- * and this header declares klpe_<name> for each.  The asm label names the
- * symbol ".klp.sym.vmlinux.<name>,0", the name the kernel's livepatch core
- * resolves (kernel/livepatch/core.c, klp_resolve_symbols()).  So a call
+ * (A function without parameters has its name in parentheses: the same C,
+ * which checkpatch does not mistake for a definition.)
+ *
+ * The asm label names the symbol ".klp.sym.vmlinux.<name>,0", the name
+ * the kernel's livepatch core resolves (kernel/livepatch/core.c,
+ * klp_resolve_symbols()).  So a call
  * klpe_foo() is an ordinary direct call, compiled as "call <reloc>"; data
  * is read through an ordinary relocation.  No function pointer into kernel
  * text is ever formed by the module, which is what IBT needs: objtool seals
@@ -24,28 +31,21 @@
  * loads the module.  Position 0: the name must be unique in vmlinux
  * (scripts/klp-variant checks that for every build in kernels.tsv).
  *
- * The same list gives the prototypes btf_check.c compares, parameter by
- * parameter, with the running kernel's BTF.
+ * The Kbuild reads the same declarations into the table of prototypes
+ * btf_check.c compares, parameter by parameter, with the running kernel's
+ * BTF (protos-h, protos.h).
  */
 #ifndef _GUESTMM_KLP_RELOC_H
 #define _GUESTMM_KLP_RELOC_H
 
-#define KLP_SYM_NAME(name)	".klp.sym.vmlinux." #name ",0"
-#define KLP_RELOC(name)		__asm__("\"" KLP_SYM_NAME(name) "\"")
+/* The assembler name of kernel symbol @name: __asm__(KLP_SYM(name)) */
+#define KLP_SYM(name)		"\".klp.sym.vmlinux." #name ",0\""
 
-#define KLPE_DECLARE_FUNC(ret, name, ...)				\
-	extern ret klpe_##name(__VA_ARGS__) KLP_RELOC(name);
-#define KLPE_DECLARE_DATA(type, name)					\
-	extern type klpe_##name KLP_RELOC(name);
-
-/* What btf_check.c compares: the C spelling of the prototype. */
+/* One row of protos.h: the C spelling of a kernel function's prototype. */
 struct gmm_klp_proto {
 	const char *name;
 	const char *ret;
 	const char *params;	/* "T1, T2, ..." or "void" */
 };
-
-#define KLPE_PROTO_FUNC(ret, name, ...)	{ #name, #ret, #__VA_ARGS__ },
-#define KLPE_PROTO_DATA(type, name)
 
 #endif /* _GUESTMM_KLP_RELOC_H */

@@ -5,55 +5,77 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 
 #include "tracing.h"
 
-#define GMM_TP_DEFINE(name)						\
-	struct tracepoint *gmm_tp_##name;				\
-	typeof(&__traceiter_##name) gmm_iter_##name;
-GMM_TRACEPOINTS(GMM_TP_DEFINE)
-#undef GMM_TP_DEFINE
+struct gmm_tp gmm_tps[GMM_NR_TP] = {
+	[GMM_TP_guestmm_klp_run] = { "guestmm_klp_run" },
+	[GMM_TP_guestmm_klp_fast_search] = { "guestmm_klp_fast_search" },
+	[GMM_TP_guestmm_klp_block] = { "guestmm_klp_block" },
+	[GMM_TP_guestmm_klp_unmapped_pass] = { "guestmm_klp_unmapped_pass" },
+	[GMM_TP_guestmm_klp_unmapped_run] = { "guestmm_klp_unmapped_run" },
+};
 
-/*
- * Both symbols of one tracepoint, or neither.  The iterator is set before
- * the tracepoint pointer that gmm_trace() tests.
- */
-#define GMM_TP_GET(name)						\
-	do {								\
-		gmm_iter_##name = symbol_get(__traceiter_##name);	\
-		if (gmm_iter_##name)					\
-			WRITE_ONCE(gmm_tp_##name,			\
-				   symbol_get(__tracepoint_##name));	\
-		if (gmm_iter_##name && !gmm_tp_##name) {		\
-			symbol_put(__traceiter_##name);			\
-			gmm_iter_##name = NULL;				\
-		}							\
-		found += !!gmm_tp_##name;				\
-		wanted++;						\
-	} while (0);
+/* __tracepoint_<name> or __traceiter_<name> */
+static void tp_symbol(char *buf, const char *kind, const struct gmm_tp *t)
+{
+	snprintf(buf, KSYM_NAME_LEN, "__%s_%s", kind, t->name);
+}
 
-#define GMM_TP_PUT(name)						\
-	do {								\
-		if (gmm_tp_##name) {					\
-			WRITE_ONCE(gmm_tp_##name, NULL);		\
-			symbol_put(__tracepoint_##name);		\
-			symbol_put(__traceiter_##name);			\
-		}							\
-	} while (0);
+/* Both symbols of one tracepoint, or neither; true if taken. */
+static bool take(struct gmm_tp *t)
+{
+	char iter[KSYM_NAME_LEN], tp[KSYM_NAME_LEN];
+	struct tracepoint *p;
+
+	tp_symbol(iter, "traceiter", t);
+	tp_symbol(tp, "tracepoint", t);
+	t->iter = __symbol_get(iter);
+	if (!t->iter)
+		return false;
+	p = __symbol_get(tp);
+	if (!p) {
+		__symbol_put(iter);
+		t->iter = NULL;
+		return false;
+	}
+	/* The iterator before the pointer gmm_trace() tests. */
+	smp_store_release(&t->tp, p);
+	return true;
+}
+
+static void drop(struct gmm_tp *t)
+{
+	char buf[KSYM_NAME_LEN];
+
+	if (!t->tp)
+		return;
+	WRITE_ONCE(t->tp, NULL);
+	tp_symbol(buf, "tracepoint", t);
+	__symbol_put(buf);
+	tp_symbol(buf, "traceiter", t);
+	__symbol_put(buf);
+	t->iter = NULL;
+}
 
 void gmm_klp_tracing_init(void)
 {
-	int found = 0, wanted = 0;
+	int i, found = 0;
 
-	GMM_TRACEPOINTS(GMM_TP_GET)
-	if (found < wanted)
+	for (i = 0; i < GMM_NR_TP; i++)
+		found += take(&gmm_tps[i]);
+	if (found < GMM_NR_TP)
 		pr_info("%d of %d tracepoints: load guestmm_klp_trace before guestmm_klp for events/guestmm_klp (modprobe does)\n",
-			found, wanted);
+			found, GMM_NR_TP);
 }
 
 void gmm_klp_tracing_exit(void)
 {
-	GMM_TRACEPOINTS(GMM_TP_PUT)
+	int i;
+
+	for (i = 0; i < GMM_NR_TP; i++)
+		drop(&gmm_tps[i]);
 }

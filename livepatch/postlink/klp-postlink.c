@@ -126,7 +126,10 @@ static void read_elf(struct elf *e, const char *path)
 	f = fopen(path, "rb");
 	if (!f)
 		die("%s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
+	if (fseek(f, 0, SEEK_END))
+		die("%s: cannot size it", path);
+	n = ftell(f);
+	if (n < 0 || fseek(f, 0, SEEK_SET))
 		die("%s: cannot size it", path);
 	e->size = n;
 	e->buf = xmalloc(e->size);
@@ -508,7 +511,7 @@ static int check(const struct elf *e)
 	return bad ? 1 : 0;
 }
 
-static void usage(void)
+static void usage_exit(void)
 {
 	fprintf(stderr, "usage: %s [-s Module.symvers] MODULE.ko\n"
 		"       %s --check MODULE.ko\n", prog, prog);
@@ -529,12 +532,12 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
 			symvers = argv[++i];
 		else if (argv[i][0] == '-' || path)
-			usage();
+			usage_exit();
 		else
 			path = argv[i];
 	}
 	if (!path)
-		usage();
+		usage_exit();
 
 	read_elf(&e, path);
 	if (check_only)

@@ -15,7 +15,7 @@
 #include <linux/mmzone.h>
 #include <linux/types.h>
 
-#include "../../scanner.h"
+#include "scanner.h"
 
 /*
  * struct compact_control, mm/internal.h of 6.1.192 (lines 427-461).  The

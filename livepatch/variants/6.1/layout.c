@@ -8,7 +8,7 @@
 #include <linux/mm.h>
 #include <linux/stddef.h>
 
-#include "../../btf_check.h"
+#include "btf_check.h"
 #include "compact.h"
 
 #define M(ours, theirs) { #theirs, offsetof(struct compact_control, ours) }

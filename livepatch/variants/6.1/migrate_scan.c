@@ -153,10 +153,25 @@ static unsigned long gmm_find_migrateblock(struct compact_control *cc)
 	 * Upstream: "mm, compaction: finish scanning the current pageblock
 	 * if requested" (Mel Gorman, Jan 2023, v6.3, 3/4 of "Fix excessive
 	 * CPU usage during compaction").  A block being finished must not
-	 * be swapped for another one.  The other half of that patch, in
-	 * isolate_migratepages_block(), is not needed on 6.1: there the
-	 * skip-bit abort only fires at a pageblock-aligned pfn, and a
-	 * block is only finished from an unaligned cc->migrate_pfn.
+	 * be swapped for another one.
+	 *
+	 * Not ported: the other half of that patch, which is in
+	 * isolate_migratepages_block().  6.12 marks the block skipped at
+	 * the first LRU lock whatever the pfn, and does not abort on the
+	 * skip bit while finishing a block; 6.1's test_and_set_skip() only
+	 * tests and sets the bit at a pageblock-aligned pfn.  That function
+	 * is the kernel's, called out of line, and stays so: porting the
+	 * half would mean mirroring and patching a second 400-line function
+	 * for a case that rarely arises here.  A block is finished after a
+	 * failed migration (compact_zone.c), from the unaligned pfn where
+	 * the batch stopped, so 6.1's aligned-pfn test neither aborts nor
+	 * marks it; and the blocks the free-list search chooses are marked
+	 * skipped by us after their first isolation (the "guestmm:" note in
+	 * gmm_klp_isolate_migratepages()).  What remains as in stock 6.1: a
+	 * block whose isolation starts at its aligned first pfn with the
+	 * skip bit already set is abandoned even when finish_pageblock
+	 * asked to finish it (finish_pageblock then comes from returning to
+	 * the block last migrated from, 6.1's own "rescan" rule).
 	 */
 	if (cc->finish_pageblock)
 		return pfn;
