@@ -218,15 +218,17 @@ def test_table_write_parse_upsert():
 
 
 def test_symbols_in_variant_sources():
-    text = ("/* klpe_in_comment */\n"
-            "#define GMM_KLP_KSYMS(FUNC, DATA) \\\n"
-            "\tFUNC(struct page *, __pageblock_pfn_to_page, unsigned long) \\\n"
-            "\tDATA(int, sysctl_compact_unevictable_allowed)\n"
+    text = ("/* klpe_in_comment, __asm__(KLP_SYM(in_comment)) */\n"
+            "#define KLP_SYM(name)\t\"\\\".klp.sym.vmlinux.\" #name \",0\\\"\"\n"
+            "extern struct page *klpe___pageblock_pfn_to_page(unsigned long pfn)\n"
+            "\t__asm__(KLP_SYM(__pageblock_pfn_to_page));\n"
+            "extern int klpe_unevictable __asm__(KLP_SYM(sysctl_compact_unevictable_allowed));\n"
             "#define T(name) klpe___tracepoint_##name\n"
-            "x = klpe_compaction_suitable(zone);\n")
-    assert kv.symbols_in(text) == {"__pageblock_pfn_to_page",
-                                   "sysctl_compact_unevictable_allowed",
-                                   "compaction_suitable"}
+            "x = klpe_compaction_suitable(zone);\n"
+            "s = \"klpe_in_string\";\n")
+    assert kv.symbols_in(text) == (
+        {"__pageblock_pfn_to_page", "sysctl_compact_unevictable_allowed"},
+        {"__pageblock_pfn_to_page", "unevictable", "compaction_suitable"})
 
 
 def fake_kallsyms(symbols):
@@ -274,3 +276,19 @@ def test_banner():
     assert kv.parse_banner(blob) == (
         "6.1.0-57-amd64", "gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0",
         "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-26)")
+
+
+def test_image_not_in_archive_is_recorded_as_unknown():
+    saved = kv.CACHE, kv.find_image
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            kv.CACHE = d
+            kv.find_image = lambda version, suite: (None, None)
+            info = kv.image_info("6.1.999-1", "bookworm-security")
+            assert (info["release"], info["build_id"], info["uts_version"]) == ("-", "-", "-")
+            assert info["note"] == "image not in archive" and info["kallsyms"] is None
+            # cached: asked once
+            kv.find_image = None
+            assert kv.image_info("6.1.999-1", "bookworm-security") == info
+        finally:
+            kv.CACHE, kv.find_image = saved
