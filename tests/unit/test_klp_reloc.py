@@ -149,15 +149,16 @@ def test_postlink_refuses_what_it_cannot_convert():
 
 
 def declared_data(abi):
-    """Kernel data the variant built for @abi declares (DATA(...) in its
-    ksyms.h, plus identity.c's build ID): references to these are reads,
-    not calls."""
+    """Kernel data the variant built for @abi declares (in its ksyms.h,
+    plus identity.c's build ID): references to these are reads, not
+    calls."""
     with open(os.path.join(TOP, "build", abi, "klp-variant")) as f:
         variant = f.read().strip()
     with open(os.path.join(TOP, "livepatch", "variants", variant,
                            "ksyms.h")) as f:
         text = f.read()
-    return set(re.findall(r"\bDATA\([^,]+,\s*(\w+)\)", text)) | \
+    # "extern T klpe_NAME __asm__(...)": no parameter list, data.
+    return set(re.findall(r"\bklpe_(\w+)\s+__asm__", text)) | \
         {"vmlinux_build_id"}
 
 
