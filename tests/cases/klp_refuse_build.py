@@ -4,6 +4,7 @@ registers nothing.  The module is the real one, built here from the tree
 against this kernel's headers, with one change in the table it compiles
 in (GMM_KLP_KERNELS): this build's row carries another vmlinux build ID,
 as a rebuild of the same Debian version from other sources would."""
+import atexit
 import os
 import shutil
 import subprocess
@@ -20,12 +21,11 @@ FAKE_ID = "00" * 20
 def build_mismatched(abi, tmp):
     """guestmm_klp.ko for @abi whose table row has FAKE_ID; its path."""
     kdir = "/usr/src/linux-headers-" + abi
-    files = subprocess.run(["git", "-C", TOP, "ls-files", "livepatch"],
-                           capture_output=True, text=True,
-                           check=True).stdout.split()
-    for f in files:
-        os.makedirs(os.path.join(tmp, os.path.dirname(f)), exist_ok=True)
-        shutil.copy2(os.path.join(TOP, f), os.path.join(tmp, f))
+    lp = os.path.join(tmp, "livepatch")
+    shutil.copytree(os.path.join(TOP, "livepatch"), lp,
+                    ignore=shutil.ignore_patterns("*.o", "*.ko", "*.mod*", ".*",
+                                                  "builds.h", "protos.h",
+                                                  "klp-postlink"))
     table = os.path.join(tmp, "kernels.tsv")
     with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as src, \
             open(table, "w") as out:
@@ -34,7 +34,6 @@ def build_mismatched(abi, tmp):
             if cols[0] == abi:
                 cols[2] = FAKE_ID
             out.write("\t".join(cols) + "\n")
-    lp = os.path.join(tmp, "livepatch")
     subprocess.run(["make", "-s", "-C", kdir, "M=" + lp,
                     "GMM_KLP_KERNELS=" + table, "modules"], check=True,
                    capture_output=True)
@@ -46,6 +45,7 @@ def build_mismatched(abi, tmp):
 def guest_config(abi):
     """Build the module and hand it to the guest as a tar on /dev/vda."""
     tmp = tempfile.mkdtemp(prefix="klp_refuse_build.")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     tar = os.path.join(tmp, "klp.tar")
     with tarfile.open(tar, "w") as t:
         t.add(build_mismatched(abi, tmp), "guestmm_klp.ko")
