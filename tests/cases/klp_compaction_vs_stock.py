@@ -1,5 +1,5 @@
 """Compaction under a fragmenting workload goes through guestmm_klp (its
-counters move) and frees as many 2 MiB blocks as stock 6.1: the same boot
+counters move) and frees as many 2 MiB blocks as stock (6.1, 6.12): the same boot
 alternates stock and patched runs (four each) of frag + compact_memory and
 frag + order-9 allocations (direct compaction, where the free-list search
 works); the best run of each mode is compared."""
@@ -12,7 +12,7 @@ from workloads import free_huge_blocks
 
 GUEST = dict(mem=1024, smp=2, balloon=None,
              mods=["guestmm_highalloc"])
-KERNELS = ("6.1",)
+KERNELS = ("6.1", "6.12")
 TIMEOUT = 1500
 
 HA = "/sys/kernel/debug/guestmm_highalloc/alloc"

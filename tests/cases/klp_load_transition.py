@@ -1,11 +1,11 @@
-"""guestmm_klp loads as a livepatch on Debian 6.1: enabled=1, the
+"""guestmm_klp loads as a livepatch on Debian 6.1 and 6.12: enabled=1, the
 transition completes within seconds, and compaction then runs through our
 compact_zone (its debugfs counters move, the kernel's mm_compaction_*
 tracepoints still fire)."""
 from klplib import LP, STATS, klp_stats, modprobe_klp, wait_transition
 
 GUEST = dict(mem=1024, smp=2, balloon=None)
-KERNELS = ("6.1",)
+KERNELS = ("6.1", "6.12")
 TIMEOUT = 600
 
 

@@ -2,7 +2,15 @@
 transition, rmmod) under fragmentation, THP faults, compaction, order-9
 allocations and page cache streaming from an ext4 disk, with the unmapped
 page cache policy on in every other cycle: no WARN, Oops or hang, and
-every transition completes within 5 s."""
+every transition completes within 5 s.
+
+6.1 only.  On 6.12 the livepatch core re-patches the cond_resched static
+calls at every transition (sched_dynamic_klp_enable/disable ->
+static_call_update -> text_poke_bp), and under this load QEMU 7.2's TCG
+hangs there: the kernel's own samples/livepatch/livepatch-sample.ko hangs
+the same way, while 50 ftrace toggles of compact_zone under the same load
+pass.  The 6.12 transitions are covered by klp_load_transition and
+klp_compaction_vs_stock (four enable/disable pairs)."""
 import time
 
 from klplib import LP, klp_stats, modprobe_klp, wait_transition

@@ -68,6 +68,9 @@ static inline int klpr_gfp_migratetype(const gfp_t gfp_flags)
 		KLPR_GFP_MOVABLE_SHIFT;
 }
 
+/* The number of buddy orders: 6.1's MAX_ORDER (6.12's NR_PAGE_ORDERS) */
+#define KLPR_NR_PAGE_ORDERS	MAX_ORDER
+
 /* mm/internal.h: buddy_order_unsafe() */
 static inline unsigned int klpr_buddy_order_unsafe(struct page *page)
 {

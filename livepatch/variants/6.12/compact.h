@@ -18,7 +18,7 @@
 /* after mmzone.h and sched.h: 6.12's compaction.h needs both */
 #include <linux/compaction.h>
 
-#include "../../scanner.h"
+#include "scanner.h"
 
 /*
  * struct compact_control, 6.12 mm/internal.h (line 764).  The kernel's

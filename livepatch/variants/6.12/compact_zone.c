@@ -10,7 +10,8 @@
  * they call).  What differs from 6.12:
  *
  *  - the migrate-source scanner is ours (migrate_scan.c);
- *  - counters and our own tracepoint per run, marked "guestmm:".
+ *  - our counters (gmm_klp_count()) and our tracepoint per run
+ *    (gmm_trace()), not marked one by one.
  *
  * The fixes the 6.1 variant back-ports (Mel Gorman's Jan 2023 series,
  * Kemeng Shi's last_migrated_pfn fix) are part of 6.12 and mirrored as
@@ -46,7 +47,6 @@ enum compact_result gmm_klp_compact_zone(struct compact_control *cc,
 	unsigned int nr_succeeded = 0, nr_migratepages;
 	int order;
 
-	/* guestmm: count the run */
 	gmm_klp_count(GMM_KLP_runs, 1);
 
 	/*
@@ -68,7 +68,6 @@ enum compact_result gmm_klp_compact_zone(struct compact_control *cc,
 							    cc->highest_zoneidx,
 							    cc->alloc_flags);
 		if (ret != COMPACT_CONTINUE) {
-			/* guestmm: count the runs that stop here */
 			gmm_klp_count(GMM_KLP_runs_not_suitable, 1);
 			return ret;
 		}
@@ -163,7 +162,6 @@ rescan:
 					 klpe_compaction_free,
 					 (unsigned long)cc, cc->mode,
 					 MR_COMPACTION, &nr_succeeded);
-		/* guestmm: count the batch */
 		gmm_klp_count(GMM_KLP_migrate_batches, 1);
 		gmm_klp_count(GMM_KLP_migrate_success, nr_succeeded);
 
@@ -189,7 +187,6 @@ rescan:
 			    !cc->ignore_skip_hint && !cc->finish_pageblock &&
 			    cc->mode < MIGRATE_SYNC) {
 				cc->finish_pageblock = true;
-				/* guestmm: count the rescan */
 				gmm_klp_count(GMM_KLP_finish_rescans, 1);
 
 				/* A failed page keeps a THP block busy. */
@@ -202,7 +199,6 @@ rescan:
 
 		/* Stop if a page has been captured */
 		if (capc && capc->page) {
-			/* guestmm: count the capture */
 			gmm_klp_count(GMM_KLP_capture_stops, 1);
 			ret = COMPACT_SUCCESS;
 			break;
@@ -243,12 +239,10 @@ out:
 	/* 6.12 count_compact_events() */
 	count_vm_events(COMPACTMIGRATE_SCANNED, cc->total_migrate_scanned);
 	count_vm_events(COMPACTFREE_SCANNED, cc->total_free_scanned);
-	/* guestmm: the same numbers in our counters */
 	gmm_klp_count(GMM_KLP_migrate_scanned, cc->total_migrate_scanned);
 	gmm_klp_count(GMM_KLP_free_scanned, cc->total_free_scanned);
 
 	klpr_trace(mm_compaction_end, cc, start_pfn, end_pfn, sync, ret);
-	/* guestmm: our tracepoint per run */
 	gmm_trace(guestmm_klp_run, cc->zone, cc->order, ret,
 		  cc->total_migrate_scanned, cc->total_free_scanned);
 

@@ -50,6 +50,9 @@
 /* 6.12 mm/compaction.c: COMPACTION_HPAGE_ORDER (with THP on) */
 #define KLPR_COMPACTION_HPAGE_ORDER	HPAGE_PMD_ORDER
 
+/* The number of buddy orders (6.1 called it MAX_ORDER) */
+#define KLPR_NR_PAGE_ORDERS	NR_PAGE_ORDERS
+
 /* 6.12 mm/compaction.c: block_start_pfn() */
 #define klpr_block_start_pfn(pfn, order)	round_down(pfn, 1UL << (order))
 

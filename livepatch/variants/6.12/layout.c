@@ -9,7 +9,7 @@
 #include <linux/stddef.h>
 
 #include "compact.h"
-#include "../../btf_check.h"
+#include "btf_check.h"
 
 #define M(name)	{ #name, offsetof(struct compact_control, name) }
 static const struct gmm_klp_member cc_members[] = {

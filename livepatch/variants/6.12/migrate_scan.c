@@ -11,7 +11,9 @@
  * into compact_zone() there, with our changes marked "guestmm:": the
  * search depth is a tunable, and instead of the first eligible free page
  * up to `candidates` pageblocks are collected and the one that needs the
- * least migration work to become free is chosen.
+ * least migration work to become free is chosen.  Our counters
+ * (gmm_klp_count()) and tracepoints (gmm_trace()) are not marked one by
+ * one.
  *
  * Per-page isolation stays the kernel's isolate_migratepages_block().
  */
@@ -24,15 +26,13 @@
 
 #include "compact.h"
 #include "klpr.h"
+#include "score.h"
 #include "ksyms.h"
 #include "tracing.h"
 
-#define GMM_KLP_MAX_CANDIDATES	16
-
 /*
- * 6.12 mm/compaction.c:1443 freelist_scan_limit(), with the base
- * (COMPACT_CLUSTER_MAX in the kernel) a tunable.
- * guestmm: search_depth.
+ * 6.12 mm/compaction.c:1443 freelist_scan_limit().  guestmm: the base,
+ * COMPACT_CLUSTER_MAX in the kernel, is the tunable search_depth.
  */
 static unsigned int gmm_freelist_scan_limit(struct compact_control *cc)
 {
@@ -40,73 +40,6 @@ static unsigned int gmm_freelist_scan_limit(struct compact_control *cc)
 
 	return (READ_ONCE(gmm_klp_tun.search_depth) >>
 		min(shift, cc->fast_search_fail)) + 1;
-}
-
-struct gmm_candidate {
-	unsigned long block_pfn;	/* first pfn of the pageblock */
-	unsigned long cost;
-};
-
-/*
- * guestmm: the work needed to free the pageblock at @block_pfn, read
- * without locks like __reset_isolation_pfn() does (a hint, not a
- * promise).  Free buddy pages cost nothing and are stepped over whole;
- * LRU and movable pages cost one each, a THP is stepped over whole; a
- * balloon page costs balloon_cost (its migration is a round trip to the
- * host); a page that cannot move makes the block unable to yield a free
- * block of cc->order, so it costs that block's size.  The walk stops as
- * soon as the cost passes @limit (the best candidate so far): reading
- * struct pages is the migrate scanner's work too.  Even so, scoring 4
- * candidates was three quarters of a thpscale run's migrate scanning,
- * hence candidates=1 by default (docs/livepatch.md).
- */
-static unsigned long gmm_block_cost(struct compact_control *cc,
-				    unsigned long block_pfn,
-				    unsigned long *scanned,
-				    unsigned long limit)
-{
-	unsigned long start = max(block_pfn, cc->zone->zone_start_pfn);
-	unsigned long end = min(block_pfn + pageblock_nr_pages,
-				zone_end_pfn(cc->zone));
-	unsigned long unmovable_cost = 1UL << min_t(int, max(cc->order, 0),
-						    pageblock_order);
-	unsigned long cost = 0, pfn = start, n;
-	unsigned int balloon_cost = READ_ONCE(gmm_klp_tun.balloon_cost);
-	bool unmovable = false;
-
-	if (!klpr_pageblock_pfn_to_page(start, end, cc->zone))
-		return ULONG_MAX;
-
-	while (pfn < end && cost <= limit) {
-		struct page *page = pfn_to_page(pfn);
-
-		(*scanned)++;
-		n = 1;
-		if (PageBuddy(page)) {
-			unsigned int order = klpr_buddy_order_unsafe(page);
-
-			if (order < NR_PAGE_ORDERS)
-				n = 1UL << order;
-		} else if (PageLRU(page)) {
-			struct page *head = compound_head(page);
-
-			if (head != page || PageHead(page))
-				n = max_t(long, 1, compound_nr(head) -
-					  (page - head));
-			cost += n;
-		} else if (__PageMovable(page)) {
-			cost += PageOffline(page) ? balloon_cost : 1;
-		} else if (page_count(page)) {
-			/* slab, page tables, pinned kernel memory, ... */
-			cost += unmovable_cost;
-			unmovable = true;
-		}
-		/* else: refcount 0 and not buddy, a per-cpu list page */
-		pfn += n;
-	}
-	if (unmovable)
-		gmm_klp_count(GMM_KLP_score_rejected, 1);
-	return cost;
 }
 
 /*
@@ -349,12 +282,17 @@ enum klpr_isolate_migrate gmm_klp_isolate_migratepages(struct compact_control *c
 		 * LRU page is locked, and a block that isolated nothing is
 		 * marked when its scan ends.  The 6.1 variant's progress
 		 * guard (its own set_pageblock_skip() after this call) is not
-		 * needed: 6.1's test_and_set_skip() only marked at an
-		 * aligned pfn of an LRU page, so it hardly ever fired.
+		 * needed: 6.1's test_and_set_skip() only marked the block
+		 * when the first LRU page it locked was at the block's first
+		 * pfn, so it hardly ever fired.
 		 */
 		if (klpe_isolate_migratepages_block(cc, low_pfn, block_end_pfn,
 						    isolate_mode))
 			return ISOLATE_ABORT;
+
+		/* guestmm: count the chosen blocks the kernel marked */
+		if (fast_find_block && klpr_get_pageblock_skip(page))
+			gmm_klp_count(GMM_KLP_fast_block_skipped, 1);
 
 		/* Isolated something, or compact_zone decides what next. */
 		break;
