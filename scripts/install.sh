@@ -62,8 +62,8 @@ dkms_files() {
 		find modules/balloon livepatch -type f \
 			\( -name '*.c' -o -name '*.h' -o -name Kbuild -o -name Makefile \
 			-o -name Kbuild.inc -o -name kernels.tsv -o -name select-variant \
-			-o -name builds-h -o -path livepatch/postlink/run \) \
-			! -name '*.mod.c' ! -name builds.h ! -name '.*' | sort
+			-o -name builds-h -o -name protos-h -o -path livepatch/postlink/run \) \
+			! -name '*.mod.c' ! -name builds.h ! -name protos.h ! -name '.*' | sort
 	})
 }
 

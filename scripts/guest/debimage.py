@@ -8,9 +8,14 @@ tarball beside it, and returns the Guest keys to boot it: the image's own
 kernel and initramfs, root=/dev/vda, the tarball as /dev/vdb (read-only;
 `tar -xf /dev/vdb` unpacks guestmm-<version>/).  The overlay and tarball
 are removed when the process exits.
+
+Series: "6.1" (Debian 12), "6.12" (bookworm-backports' kernel on Debian
+12) and "trixie" (Debian 13 and its own 6.12 kernel, built with gcc-14:
+nothing is built for it on a Debian 12 host; DKMS builds in the guest).
 """
 import atexit
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -27,9 +32,34 @@ def dist_version():
                           stdout=subprocess.PIPE).stdout.strip()
 
 
-def debian_guest(series, tag="debimage"):
+# Series of scripts/rootfs/build.sh images whose kernel the host cannot
+# build modules for (no initramfs guest, no host-side headers).
+IMAGE_ONLY = ("trixie",)
+
+
+def series_of(abi):
+    """The build.sh series of a Debian kernel ABI: "trixie" for Debian
+    13's kernels (6.12.118+deb13-amd64), else major.minor ("6.1",
+    "6.12")."""
+    if re.search(r"\+deb13[.-]", abi):
+        return "trixie"
+    return ".".join(abi.split(".")[:2])
+
+
+def image_abi(series):
+    """The kernel ABI of series' image, resolved from its package lists
+    (build.sh --abi: a private apt view, nothing built)."""
+    return subprocess.run([os.path.join(TOP, "scripts/rootfs/build.sh"),
+                           "--kernel", series, "--abi"], check=True,
+                          text=True, stdout=subprocess.PIPE
+                          ).stdout.strip().splitlines()[-1]
+
+
+def debian_guest(series, tag="debimage", stat=True):
     """Guest keys for the Debian image of kernel series `series`; prints a
-    KEY line with the image build time (0 when cached)."""
+    KEY line with the image build time (0 when cached).  stat=False: the
+    tarball without the host's static guestmm-stat (what a user of a
+    release whose static loader does not link has)."""
     t0 = time.monotonic()
     img = subprocess.run([os.path.join(TOP, "scripts/rootfs/build.sh"),
                           "--kernel", series], check=True, text=True,
@@ -45,6 +75,13 @@ def debian_guest(series, tag="debimage"):
     tarball = os.path.join(tmp, "guestmm.tar")
     subprocess.run([os.path.join(TOP, "scripts/install.sh"), "dist",
                     tarball], check=True)
+    if not stat:
+        names = subprocess.run(["tar", "-tf", tarball], check=True, text=True,
+                               stdout=subprocess.PIPE).stdout.split()
+        drop = [n for n in names if n.endswith("/bpf/guestmm-stat.static")]
+        if drop:
+            subprocess.run(["tar", "--delete", "-f", tarball] + drop,
+                           check=True)
     return dict(kernel=os.path.join(img, "vmlinuz"),
                 initrd=os.path.join(img, "initrd.img"),
                 append="root=/dev/vda rw",

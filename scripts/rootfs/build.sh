@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A stock Debian 12 root filesystem image for the DKMS end-to-end test
-# (tests/cases/dkms_e2e.py): debootstrap (minbase), then the stock kernel,
-# its headers, dkms, build-essential and bpftool from the archive with no
-# recommends, plus the guestmm test agent as a systemd service on ttyS1.
+# A stock Debian 12 (or 13) root filesystem image for the DKMS end-to-end
+# test (tests/cases/dkms_e2e.py): debootstrap (minbase), then the stock
+# kernel, its headers, dkms, build-essential and bpftool from the archive
+# with no recommends, plus the guestmm test agent as a systemd service on
+# ttyS1.
 #
-#   scripts/rootfs/build.sh [--kernel 6.1|6.12] [--force] [--key]
+#   scripts/rootfs/build.sh [--kernel 6.1|6.12|trixie] [--force] [--key|--abi]
 #
 # Prints the image directory (built first when missing), which holds
 #   rootfs.ext4    the root file system: boot it with root=/dev/vda
@@ -21,17 +22,24 @@
 # installed), this script and the agent.  A new kernel or dkms upload, or
 # an edit here, means a new key and a rebuild; older images of the same
 # series are removed.  --key prints the key and builds nothing; --force
-# rebuilds.  Downloaded .debs are kept in rootfs/debs/ for the next build.
+# rebuilds; --abi prints the kernel ABI the image has (or would have) and
+# builds nothing.  Downloaded .debs are kept in rootfs/debs/ for the next
+# build.
 #
 # 6.12 is Debian's bookworm-backports kernel (and headers) on the same
-# bookworm userland.  Runs as root (debootstrap, chroot, mounts).
+# bookworm userland.  trixie is Debian 13 as its users get it: trixie,
+# trixie-updates and trixie-security, its own 6.12 kernel, headers and
+# gcc-14 (a Debian 12 host cannot build modules for that kernel: the image
+# builds them itself, with DKMS).  The trixie suites come from the mirror
+# the machine uses for its own release (the same archive), verified with
+# the machine's debian-archive-keyring (Debian 12's carries the trixie
+# keys since 2023.3+deb12u2).  Runs as root (debootstrap, chroot, mounts).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 CACHE=${GUESTMM_CACHE:-$HOME/.cache/guestmm}
 RDIR=$CACHE/rootfs
-SUITE=bookworm
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 # What the image gets on top of minbase (dependencies, no recommends).
@@ -41,22 +49,24 @@ kmod systemd-sysv udev initramfs-tools openssl xz-utils zstd"
 die() { echo "rootfs/build.sh: $*" >&2; exit 1; }
 log() { echo "rootfs: $*" >&2; }
 
-series=6.1 force=0 keyonly=0
+series=6.1 force=0 keyonly=0 abionly=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) series=${2:?}; shift ;;
 	--kernel=*) series=${1#*=} ;;
 	--force) force=1 ;;
 	--key) keyonly=1 ;;
-	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--abi) abionly=1 ;;
+	-h|--help) sed -n '3,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1'" ;;
 	esac
 	shift
 done
 case $series in
-6.1|bookworm) series=6.1 ;;
-6.12|bpo|bookworm-backports) series=6.12 ;;
-*) die "unknown kernel series '$series' (6.1 or 6.12)" ;;
+6.1|bookworm) series=6.1 SUITE=bookworm ;;
+6.12|bpo|bookworm-backports) series=6.12 SUITE=bookworm ;;
+trixie|13) series=trixie SUITE=trixie ;;
+*) die "unknown kernel series '$series' (6.1, 6.12 or trixie)" ;;
 esac
 [ "$(id -u)" = 0 ] || die "must run as root (debootstrap, chroot)"
 
@@ -92,9 +102,14 @@ mirror_for() {
 	' "${files[@]}"
 }
 
+# A suite the machine does not use itself (trixie on Debian 12) comes from
+# the mirror of the machine's own release: the same archive has them all.
+HOST_SUITE=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 MIRROR=$(mirror_for $SUITE)
+[ -n "$MIRROR" ] || [ -z "$HOST_SUITE" ] || MIRROR=$(mirror_for "$HOST_SUITE")
 [ -n "$MIRROR" ] || die "no Debian $SUITE mirror in /etc/apt/sources.list{,.d}"
 SECURITY=$(mirror_for $SUITE-security)
+[ -n "$SECURITY" ] || [ -z "$HOST_SUITE" ] || SECURITY=$(mirror_for "$HOST_SUITE-security")
 
 sources_list() {
 	local opt="[signed-by=$KEYRING]"
@@ -132,7 +147,9 @@ apt_update() {
 		[ -z "$(find "$APTD/updated" -mmin -60 2>/dev/null)" ]; then
 		mv "$APTD/sources.list.new" "$APTD/sources.list"
 		# shellcheck disable=SC2046
-		apt-get $(apt_opts) -q update >&2 || die "apt-get update failed"
+		apt-get $(apt_opts) -q update >&2 ||
+			die "apt-get update failed$([ "$SUITE" = bookworm ] ||
+				echo " (the $SUITE keys: debian-archive-keyring 2023.3+deb12u2 or later)")"
 		touch "$APTD/updated"
 	fi
 	rm -f "$APTD/sources.list.new"
@@ -161,10 +178,16 @@ apt_update
 key=$(resolve_key)
 abi=$(sed -n 's/^Inst linux-image-\([0-9][^ ]*-amd64\) .*/\1/p' "$APTD/resolved.txt" | head -n1)
 [ -n "$abi" ] || die "cannot tell the kernel ABI from the resolved packages"
-name=$SUITE-$series-$key
+prefix=$SUITE-$series
+[ "$series" != "$SUITE" ] || prefix=$SUITE
+name=$prefix-$key
 out=$RDIR/$name
 if [ $keyonly = 1 ]; then
 	echo "$name"
+	exit 0
+fi
+if [ $abionly = 1 ]; then
+	echo "$abi"
 	exit 0
 fi
 if [ $force = 0 ] && [ -f "$out/ok" ]; then
@@ -308,7 +331,7 @@ touch "$work/img/ok"
 
 rm -rf "$out"
 mv "$work/img" "$out"
-for old in "$RDIR/$SUITE-$series-"*; do
+for old in "$RDIR/$prefix-"*; do
 	[ "$old" = "$out" ] || rm -rf "$old"
 done
 log "built $name in $((t3 - t0))s ($(cat "$out/build-time.txt"))"

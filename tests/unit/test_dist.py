@@ -1,0 +1,88 @@
+"""Host-side unit tests: the DKMS source (`scripts/install.sh dist`, the
+tree `make dkms-install` copies to /usr/src) carries every file the Kbuild
+files and dkms.conf read; the Debian image series of an ABI."""
+import glob
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "scripts", "guest"))
+
+import debimage  # noqa: E402
+
+
+def dist_names():
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "d.tar")
+        subprocess.run([os.path.join(TOP, "scripts", "install.sh"), "dist",
+                        out], check=True)
+        with tarfile.open(out) as t:
+            names = t.getnames()
+    top = names[0].split("/")[0]
+    return {n[len(top) + 1:] for n in names if n.startswith(top + "/")}
+
+
+def kbuild_reads():
+    """Files named as $(src)/... in the Kbuild files (a variant's
+    directory expanded for every variant), and the scripts dkms.conf runs."""
+    res = set()
+    variants = [os.path.basename(d) for d in
+                glob.glob(os.path.join(TOP, "livepatch", "variants", "*"))
+                if os.path.isdir(d)]
+    for kb in (glob.glob(os.path.join(TOP, "livepatch", "Kbuild")) +
+               glob.glob(os.path.join(TOP, "modules", "balloon", "Kbuild")) +
+               glob.glob(os.path.join(TOP, "livepatch", "variants", "*",
+                                      "Kbuild.inc"))):
+        d = os.path.relpath(os.path.dirname(kb), TOP)
+        if "/variants/" in kb:
+            d = "livepatch"     # included from livepatch/Kbuild: $(src) is there
+        with open(kb) as f:
+            text = f.read()
+        for m in re.finditer(r"\$\(src\)/([A-Za-z0-9_./$()-]+)", text):
+            path = m.group(1).rstrip(")")
+            paths = [path]
+            if "$(GMM_KLP_VARIANT)" in path:
+                paths = [path.replace("$(GMM_KLP_VARIANT)", v) for v in variants]
+            for p in paths:
+                if "$" in p:
+                    continue
+                # $(src)/ names sources ($(obj)/ what the build makes);
+                # directories (-I$(src)/...) are not files to carry.
+                full = os.path.normpath(os.path.join(d, p))
+                if os.path.isfile(os.path.join(TOP, full)):
+                    res.add(full)
+    with open(os.path.join(TOP, "dkms.conf")) as f:
+        for m in re.finditer(r"/(livepatch/[A-Za-z0-9_/-]+)", f.read()):
+            if os.path.isfile(os.path.join(TOP, m.group(1))):
+                res.add(m.group(1))
+    return res
+
+
+def test_dist_carries_what_kbuild_and_dkms_read():
+    names = dist_names()
+    need = kbuild_reads()
+    # Sanity: the scan finds the scripts the livepatch build runs.
+    assert {"livepatch/select-variant", "livepatch/builds-h",
+            "livepatch/kernels.tsv", "livepatch/postlink/run"} <= need, need
+    missing = sorted(need - names)
+    assert not missing, "not in the DKMS source (scripts/install.sh " \
+        "dkms_files): %s" % missing
+
+
+def test_dist_has_no_build_outputs():
+    names = dist_names()
+    bad = [n for n in names if re.search(
+        r"(\.o|\.ko|\.mod\.c|\.cmd|/builds\.h|/protos\.h)$", n)]
+    assert not bad, bad
+
+
+def test_image_series_of_abi():
+    assert debimage.series_of("6.1.0-57-amd64") == "6.1"
+    assert debimage.series_of("6.12.95+deb12-amd64") == "6.12"
+    assert debimage.series_of("6.12.118+deb13-amd64") == "trixie"
+    assert debimage.series_of("6.12.115+deb13.1-amd64") == "trixie"
+    assert "trixie" in debimage.IMAGE_ONLY
