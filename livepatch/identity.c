@@ -5,9 +5,11 @@
  *
  * The Kbuild compiles in the rows of livepatch/kernels.tsv whose variant
  * is the one it built (builds.h): every Debian build whose mirrored source
- * scripts/klp-variant found identical.  Several builds share an ABI, so a
- * module DKMS built for one revision may meet another after an upgrade;
- * it loads there only if that build is in the same variant's rows.  The
+ * scripts/klp-variant found identical.  A module built for one build can
+ * still meet another (a rebuild from other sources with the same version,
+ * or a Debian revision that keeps the ABI, which dkms autoinstall does not
+ * rebuild for); it loads there only if that build is in the variant's
+ * rows.  The
  * running kernel must match a row exactly: release, the whole uname -v
  * string, and the vmlinux build ID.  Then the BTF checks (btf_check.c).
  * There is no way to skip either.

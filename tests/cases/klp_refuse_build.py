@@ -11,6 +11,8 @@ import subprocess
 import tarfile
 import tempfile
 
+from klplib import build_livepatch_copy
+
 GUEST = dict(mem=512, smp=2, balloon=None, mods=["virtio_blk"])
 KERNELS = ("6.1", "6.12")
 
@@ -21,11 +23,6 @@ FAKE_ID = "00" * 20
 def build_mismatched(abi, tmp):
     """guestmm_klp.ko for @abi whose table row has FAKE_ID; its path."""
     kdir = "/usr/src/linux-headers-" + abi
-    lp = os.path.join(tmp, "livepatch")
-    shutil.copytree(os.path.join(TOP, "livepatch"), lp,
-                    ignore=shutil.ignore_patterns("*.o", "*.ko", "*.mod*", ".*",
-                                                  "builds.h", "protos.h",
-                                                  "klp-postlink"))
     table = os.path.join(tmp, "kernels.tsv")
     with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as src, \
             open(table, "w") as out:
@@ -34,9 +31,8 @@ def build_mismatched(abi, tmp):
             if cols[0] == abi:
                 cols[2] = FAKE_ID
             out.write("\t".join(cols) + "\n")
-    subprocess.run(["make", "-s", "-C", kdir, "M=" + lp,
-                    "GMM_KLP_KERNELS=" + table, "modules"], check=True,
-                   capture_output=True)
+    lp, p = build_livepatch_copy(kdir, tmp, table)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     subprocess.run([os.path.join(lp, "postlink", "run"), kdir], check=True,
                    capture_output=True)
     return os.path.join(lp, "guestmm_klp.ko")

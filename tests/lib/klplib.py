@@ -1,6 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Helpers for the guestmm_klp cases."""
+"""Helpers for the guestmm_klp cases (and its unit tests)."""
+import os
+import shutil
+import subprocess
 import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 
 LP = "/sys/kernel/livepatch/guestmm_klp"
 STATS = "/sys/kernel/debug/guestmm_klp/stats"
@@ -56,11 +62,23 @@ def klp_variant(abi):
     """The livepatch variant that serves kernel @abi, or "" where none does:
     livepatch/select-variant on its headers, the decision the Kbuild and
     dkms.conf take."""
-    import os
-    import subprocess
-    top = os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))))
     return subprocess.run(
-        [os.path.join(top, "livepatch", "select-variant"),
+        [os.path.join(TOP, "livepatch", "select-variant"),
          "/usr/src/linux-headers-" + abi],
         capture_output=True, text=True, check=True).stdout.strip()
+
+
+def build_livepatch_copy(kdir, tmp, table):
+    """Build a copy of livepatch/ (sources only) in @tmp against the kernel
+    headers at @kdir, with @table instead of kernels.tsv (GMM_KLP_KERNELS);
+    return the copy's directory and make's CompletedProcess (not checked:
+    the caller says what it expects)."""
+    lp = os.path.join(tmp, "livepatch")
+    shutil.copytree(os.path.join(TOP, "livepatch"), lp,
+                    ignore=shutil.ignore_patterns("*.o", "*.ko", "*.mod*", ".*",
+                                                  "builds.h", "protos.h",
+                                                  "klp-postlink"))
+    p = subprocess.run(["make", "-C", kdir, "M=" + lp,
+                        "GMM_KLP_KERNELS=" + table, "modules"],
+                       capture_output=True, text=True)
+    return lp, p

@@ -6,11 +6,13 @@ it.  Where it answers nothing, kbuild builds neither guestmm_klp.ko nor
 its trace module (so DKMS installs nothing that would refuse and taint),
 and says why."""
 import os
-import shutil
 import subprocess
+import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
+from klplib import build_livepatch_copy  # noqa: E402
 SELECT = os.path.join(TOP, "livepatch", "select-variant")
 KSH = os.path.join(TOP, "scripts", "guest", "kernel.sh")
 
@@ -66,16 +68,10 @@ def test_select_variant_reads_the_table():
 def test_no_variant_builds_no_livepatch_module():
     kdir = kdir_61()
     with tempfile.TemporaryDirectory() as tmp:
-        lp = os.path.join(tmp, "livepatch")
-        shutil.copytree(os.path.join(TOP, "livepatch"), lp,
-                        ignore=shutil.ignore_patterns("*.o", "*.ko", "*.mod*",
-                                                      ".*", "builds.h"))
         table = os.path.join(tmp, "kernels.tsv")
         with open(table, "w") as f:
             f.write("# release\tuts_version\tbuild_id\tvariant\n")
-        p = subprocess.run(["make", "-C", kdir, "M=" + lp,
-                            "GMM_KLP_KERNELS=" + table, "modules"],
-                           capture_output=True, text=True)
+        lp, p = build_livepatch_copy(kdir, tmp, table)
         assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
         assert "livepatch not built" in p.stderr, p.stderr[-2000:]
         built = [f for f in os.listdir(lp) if f.endswith(".ko")]
