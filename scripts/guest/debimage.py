@@ -90,8 +90,19 @@ def debian_guest(series, tag="debimage", stat=True):
 
 
 def wait_booted(g, timeout=300):
-    """systemd is up and udev's coldplug is over."""
-    state = g.sh("systemctl is-system-running --wait", timeout=timeout,
-                 check=False).strip()
-    assert state == "running", (state, g.sh("systemctl --failed --plain"))
+    """systemd is up and udev's coldplug is over.
+
+    Polled, not `is-system-running --wait`: that waits for the
+    StartupFinished bus signal and has hung past a finished boot (CI, stop
+    17).  On a timeout the assertion names the jobs still queued."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = g.sh("systemctl is-system-running", check=False).strip()
+        if state not in ("initializing", "starting") or \
+                time.monotonic() > deadline:
+            break
+        time.sleep(2)
+    assert state == "running", (state, g.sh("systemctl --failed --plain; "
+                                            "systemctl list-jobs --plain",
+                                            check=False))
     g.sh("udevadm settle", timeout=120)

@@ -273,11 +273,7 @@ def run(g):
     g.wait_ready(timeout=600)
     print("KEY dkms_e2e_reboot seconds=%.0f" % g.boot_seconds)
     assert g.sh("uname -r").strip() == abi
-    state = g.sh("systemctl is-system-running --wait", timeout=300,
-                 check=False).strip()
-    failed = g.sh("systemctl --failed --no-legend --plain")
-    assert state == "running", (state, failed)
-    g.sh("udevadm settle", timeout=120)
+    debimage.wait_booted(g)
     wait_for(g, "lsmod | awk '$1 ~ /^(guestmm_balloon|virtio_balloon)$/ "
              "{print $1}'", "guestmm_balloon")
     assert balloon_driver(g) == "guestmm_balloon", balloon_driver(g)
