@@ -181,12 +181,17 @@ DEBUG_SRC := $(TOP)/build/debug-src
 debug-kernel:
 	@scripts/guest/debugkernel.sh build >/dev/null
 
+# The livepatch is built for it from a table of its own (GMM_KLP_KERNELS,
+# debugkernel.sh klp-table: scripts/klp-variant local checks the build),
+# and the klp_ cases run where that table has a row.
 check-debug: deps debug-kernel
 	@abi=$$(scripts/guest/debugkernel.sh abi) && \
+	table=$$(scripts/guest/debugkernel.sh klp-table) && \
 	rm -rf $(DEBUG_SRC) && mkdir -p $(DEBUG_SRC) && \
 	git ls-files -z -co --exclude-standard | \
 		tar --null --ignore-failed-read -T - -cf - 2>/dev/null | \
 		tar -C $(DEBUG_SRC) -xf - && \
-	$(MAKE) --no-print-directory -C $(DEBUG_SRC) guest KERNEL=debug \
-		OUT=$(TOP)/build/$$abi
-	@GUESTMM_TIMEOUT_SCALE=$(DEBUG_SCALE) tests/run --kernel debug $(TESTS)
+	GMM_KLP_KERNELS=$$table $(MAKE) --no-print-directory -C $(DEBUG_SRC) \
+		guest KERNEL=debug OUT=$(TOP)/build/$$abi && \
+	GMM_KLP_KERNELS=$$table GUESTMM_TIMEOUT_SCALE=$(DEBUG_SCALE) \
+		tests/run --kernel debug $(TESTS)

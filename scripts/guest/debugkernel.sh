@@ -16,6 +16,10 @@
 #   debugkernel.sh [build]   build (or find built) and print the ABI
 #   debugkernel.sh abi       print the ABI of the built kernel, fail if not built
 #   debugkernel.sh kdir      print the built tree
+#   debugkernel.sh klp-table print the livepatch table of the built kernel
+#                            (GMM_KLP_KERNELS): its one row if a variant
+#                            serves it (scripts/klp-variant local), else
+#                            none, so no livepatch module is built for it
 #
 # The ABI is the source's release plus LOCALVERSION, e.g. 6.1.192-gmmdebug;
 # the uts version is "#gmmdebug ...", so the kernel's version string differs
@@ -84,6 +88,11 @@ write_lsmod() {
 	} >"$out"
 }
 
+# The date of the source package, as Debian's uts version spells a date.
+build_timestamp() {
+	date -u -d "@$(stat -c %Y "$SRC_TAR")" +%Y-%m-%d
+}
+
 cmd_build() {
 	local stock_abi kroot config key abi t0 dst
 	stock_abi=$("$here/kernel.sh" abi 6.1)
@@ -124,8 +133,12 @@ cmd_build() {
 		grep -q "^CONFIG_$o=y" .config || die "CONFIG_$o is not =y after olddefconfig"
 	done
 	log "building ($(grep -c '=m$' .config) modules), log in $top/build.log"
-	# KBUILD_BUILD_VERSION: the "#..." of the uts version, distinct from Debian's.
+	# KBUILD_BUILD_VERSION: the "#..." of the uts version, distinct from
+	# Debian's; KBUILD_BUILD_TIMESTAMP: the source's date, so the whole
+	# `uname -v` string is the same on every rebuild (the livepatch's
+	# identity row, klp_row).
 	nice -n 10 make -j"$JOBS" KBUILD_BUILD_VERSION=gmmdebug \
+		KBUILD_BUILD_TIMESTAMP="$(build_timestamp)" \
 		bzImage modules >>"$top/build.log" 2>&1 ||
 		die "build failed, see the end of $top/build.log"
 	# Known only once the build has synced the config (auto.conf).
@@ -155,9 +168,25 @@ cmd_build() {
 	echo "$abi"
 }
 
+# The livepatch's table for this build, written when missing or older than
+# the vmlinux or the variants' MIRRORs; its path.  The build is checked
+# like a Debian one: its sources against the variants, its symbols.
+cmd_klp_table() {
+	local table=$top/kernels.tsv
+	built_abi >/dev/null || die "the debug kernel is not built"
+	if [ ! -f "$table" ] || [ "$tree/vmlinux" -nt "$table" ] ||
+		[ -n "$(find "$top_src/livepatch/variants" -name MIRROR -newer "$table")" ]; then
+		"$top_src/scripts/klp-variant" local "$tree" --table "$table" \
+			--package-version "$version" >&2 ||
+			log "no livepatch variant serves the debug kernel: the klp_ cases skip"
+	fi
+	echo "$table"
+}
+
 case ${1:-build} in
 build) cmd_build ;;
 abi) built_abi || die "the debug kernel is not built (scripts/guest/debugkernel.sh)" ;;
 kdir) built_abi >/dev/null || die "the debug kernel is not built"; echo "$tree" ;;
-*) die "usage: debugkernel.sh [build|abi|kdir]" ;;
+klp-table) cmd_klp_table ;;
+*) die "usage: debugkernel.sh [build|abi|kdir|klp-table]" ;;
 esac

@@ -24,8 +24,10 @@ def build_mismatched(abi, tmp):
     """guestmm_klp.ko for @abi whose table row has FAKE_ID; its path."""
     kdir = "/usr/src/linux-headers-" + abi
     table = os.path.join(tmp, "kernels.tsv")
-    with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as src, \
-            open(table, "w") as out:
+    # The table the tree's build used (the debug kernel has its own).
+    ours = os.environ.get("GMM_KLP_KERNELS") or \
+        os.path.join(TOP, "livepatch", "kernels.tsv")
+    with open(ours) as src, open(table, "w") as out:
         for line in src:
             cols = line.rstrip("\n").split("\t")
             if cols[0] == abi:

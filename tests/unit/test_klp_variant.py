@@ -292,3 +292,60 @@ def test_image_not_in_archive_is_recorded_as_unknown():
             assert kv.image_info("6.1.999-1", "bookworm-security") == info
         finally:
             kv.CACHE, kv.find_image = saved
+
+
+def test_local_tree_row():
+    """`klp-variant local`: a tree built here (the debug kernel) gets a
+    table of its own row when its sources match a variant and its
+    System.map names each symbol once; no row otherwise."""
+    saved = kv.VARIANTS
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            kv.VARIANTS = os.path.join(d, "livepatch", "variants")
+            vdir = os.path.join(kv.VARIANTS, "9.9")
+            os.makedirs(vdir)
+            tree = os.path.join(d, "tree")
+            os.makedirs(os.path.join(tree, "mm"))
+            with open(os.path.join(tree, "mm", "compaction.c"), "w") as f:
+                f.write(SRC)
+            h = kv.item_hash(kv.extract_item(SRC, "function", "compact_zone"))
+            with open(os.path.join(vdir, "MIRROR"), "w") as f:
+                f.write("reference 9.9.1-1 bookworm\n"
+                        "mm/compaction.c function compact_zone %s\n"
+                        "symbol compact_zone\n" % h)
+            with open(os.path.join(vdir, "ksyms.h"), "w") as f:
+                f.write("extern int klpe_x __asm__(KLP_SYM(isolate_x));\n")
+            with open(os.path.join(tree, "vmlinux"), "wb") as f:
+                f.write(b"\x00Linux version 6.1.192-gmmdebug (me@here) (gcc-12 "
+                        b"(Debian 12.2.0-14) 12.2.0, GNU ld 2.40) #gmmdebug SMP "
+                        b"PREEMPT_DYNAMIC 2026-11-26\n\x00")
+            smap = os.path.join(tree, "System.map")
+            table = os.path.join(d, "kernels.tsv")
+
+            with open(smap, "w") as f:
+                f.write("ffffffff81000000 T compact_zone\n"
+                        "ffffffff81000100 t isolate_x\n")
+            assert kv.check_local(tree, table, "6.1.192-3") == 0
+            rows = kv.read_table(table)
+            assert [(r["release"], r["uts_version"], r["variant"], r["suite"],
+                     r["package_version"]) for r in rows] == [
+                ("6.1.192-gmmdebug", "#gmmdebug SMP PREEMPT_DYNAMIC 2026-11-26",
+                 "9.9", "local", "6.1.192-3")]
+
+            # A name twice in System.map (an inlined copy left out of line
+            # twice, say): no row, so select-variant builds nothing.
+            with open(smap, "a") as f:
+                f.write("ffffffff81000200 t isolate_x\n")
+            assert kv.check_local(tree, table, "6.1.192-3") == 1
+            assert kv.read_table(table) == []
+
+            # Sources that differ from the variant: no row either.
+            with open(smap, "w") as f:
+                f.write("ffffffff81000000 T compact_zone\n"
+                        "ffffffff81000100 t isolate_x\n")
+            with open(os.path.join(tree, "mm", "compaction.c"), "w") as f:
+                f.write(SRC.replace("break;", "continue;"))
+            assert kv.check_local(tree, table, "6.1.192-3") == 1
+            assert kv.read_table(table) == []
+        finally:
+            kv.VARIANTS = saved
