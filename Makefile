@@ -80,10 +80,14 @@ $(OUT)/bin/%: tests/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -static -pthread -O2 -Wall -Wextra -Werror -o $@ $<
 
+# $(OUT)/bpf: the probes built by every clang on the host, for
+# tests/cases/bpf_verifier_clangs.py (the guest has them in /usr/share/guestmm).
 bpf:
 	@if [ -f bpf/Makefile ]; then \
 		$(MAKE) -C bpf VMLINUX_BTF=$(VMLINUX_BTF) && \
-		mkdir -p $(OUT)/bin && cp bpf/guestmm-stat.static $(OUT)/bin/guestmm-stat; \
+		mkdir -p $(OUT)/bin && cp bpf/guestmm-stat.static $(OUT)/bin/guestmm-stat && \
+		rm -rf $(OUT)/bpf && \
+		$(MAKE) -C bpf VMLINUX_BTF=$(VMLINUX_BTF) CLANG_OBJ_DIR=$(OUT)/bpf clang-objs; \
 	fi
 
 # The initramfs every test guest boots (scripts/guest/mkinitramfs.py).
@@ -94,6 +98,7 @@ guest: modules tools
 		$(foreach m,$(STOCK_MODULES),--stock $(m)) \
 		$(foreach k,$(wildcard $(OUT)/modules/*.ko),--module $(k)) \
 		$(foreach b,$(wildcard $(OUT)/bin/*),--bin $(b)) \
+		$(foreach f,$(wildcard $(OUT)/bpf/*.o),--data $(f)) \
 		--dyn-bin /usr/sbin/bpftool
 
 deps:

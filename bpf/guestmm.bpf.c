@@ -117,12 +117,41 @@ static __always_inline void *slot(void *map, __u32 k)
 	return bpf_map_lookup_elem(map, &k);
 }
 
-static __always_inline __u32 clamp_idx(__s64 v, __u32 n)
+/*
+ * clamp_idx(v, n): v as an index below n; out-of-range values, negative
+ * ones included, go to the last slot.  The verifier must see the bound on
+ * the register that indexes, whatever shape the compiler gives the test:
+ * for a power-of-two n, clang 19 tests a masked copy ((v & ~(n - 1)) == 0),
+ * which bounds nothing the verifier tracks ("unbounded memory access").
+ * So the clamped value is hidden from the optimiser (barrier_var(), else
+ * LLVM proves the mask redundant and drops it) and masked with n - 1: an
+ * AND the verifier always bounds, and a no-op after the clamp.  A bound
+ * that is not a power of two has no mask form, so there the compare,
+ * made after barrier_var() on the value itself, is what the verifier sees.
+ * n must be a constant; use AT() to index an array.
+ */
+#define IS_POW2(n)	((n) != 0 && ((n) & ((n) - 1)) == 0)
+
+static __always_inline __u32 __clamp_idx(__u64 i, __u32 n)
 {
-	if (v < 0 || v >= n)
-		return n - 1;
-	return v;
+	if (IS_POW2(n)) {
+		if (i >= n)
+			i = n - 1;
+		barrier_var(i);
+		return i & (n - 1);
+	}
+	barrier_var(i);
+	return i < n ? i : n - 1;
 }
+
+#define clamp_idx(v, n) ({						\
+	_Static_assert((n) > 0, "clamp_idx: n must be a positive constant"); \
+	__clamp_idx((__s64)(v), (n));					\
+})
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* arr[v] with v clamped to arr's own size */
+#define AT(arr, v)	((arr)[clamp_idx((v), ARRAY_SIZE(arr))])
 
 /* floor(log2(v)) for v > 0, 0 for v == 0, by halving the search range */
 static __always_inline __u32 log2_u64(__u64 v)
@@ -141,15 +170,11 @@ static __always_inline __u32 log2_u64(__u64 v)
 static __always_inline void hist_add(void *map, __u32 key, __u64 ns)
 {
 	struct guestmm_hist *h = bpf_map_lookup_elem(map, &key);
-	__u32 s;
 
 	if (!h)
 		return;
-	s = log2_u64(ns);
-	if (s >= GUESTMM_HIST_SLOTS)
-		s = GUESTMM_HIST_SLOTS - 1;
 	/* per-CPU value: a preempted update on this CPU is the only race */
-	h->slots[s]++;
+	AT(h->slots, log2_u64(ns))++;
 	h->count++;
 	h->sum_ns += ns;
 	if (ns > h->max_ns)
@@ -223,8 +248,7 @@ int BPF_PROG(guestmm_compaction_begin, struct compact_control *cc,
 		INC(c->sync);
 	else
 		INC(c->async);
-	if (kind < GUESTMM_KINDS)
-		INC(c->kind[kind]);
+	INC(AT(c->kind, kind));
 	inflight_start(INFLIGHT_COMPACT_RUN, kind, 0);
 	return 0;
 }
@@ -243,13 +267,11 @@ int BPF_PROG(guestmm_compaction_end, struct compact_control *cc,
 	if (!c)
 		return 0;
 	INC(c->end);
-	INC(c->status[clamp_idx(status, GUESTMM_COMPACT_RESULTS)]);
+	INC(AT(c->status, status));
 	ADD(c->migrate_scanned, mscan);
 	ADD(c->free_scanned, fscan);
-	if (kind < GUESTMM_KINDS) {
-		ADD(c->kind_migrate_scanned[kind], mscan);
-		ADD(c->kind_free_scanned[kind], fscan);
-	}
+	ADD(AT(c->kind_migrate_scanned, kind), mscan);
+	ADD(AT(c->kind_free_scanned, kind), fscan);
 	ns = inflight_end(INFLIGHT_COMPACT_RUN, NULL, NULL);
 	if (ns) {
 		ADD(c->run_ns, ns);
@@ -303,7 +325,7 @@ int guestmm_compaction_suitable(struct trace_event_raw_mm_compaction_suitable_te
 	struct guestmm_compact *c = slot0(&compact);
 
 	if (c)
-		INC(c->suitable[clamp_idx(ctx->ret, GUESTMM_COMPACT_RESULTS)]);
+		INC(AT(c->suitable, ctx->ret));
 	return 0;
 }
 
@@ -313,7 +335,7 @@ int guestmm_compaction_finished(struct trace_event_raw_mm_compaction_suitable_te
 	struct guestmm_compact *c = slot0(&compact);
 
 	if (c)
-		INC(c->finished[clamp_idx(ctx->ret, GUESTMM_COMPACT_RESULTS)]);
+		INC(AT(c->finished, ctx->ret));
 	return 0;
 }
 
@@ -389,7 +411,7 @@ int guestmm_try_to_compact_pages(struct trace_event_raw_mm_compaction_try_to_com
 	if (!d)
 		return 0;
 	INC(d->try_to_compact);
-	INC(d->prio[clamp_idx(ctx->prio, GUESTMM_COMPACT_PRIOS)]);
+	INC(AT(d->prio, ctx->prio));
 	return 0;
 }
 
@@ -474,8 +496,8 @@ int guestmm_page_alloc_extfrag(struct trace_event_raw_mm_page_alloc_extfrag *ctx
 		INC(e->fragmenting);
 	if (ctx->change_ownership)
 		INC(e->change_ownership);
-	INC(e->alloc_migratetype[clamp_idx(ctx->alloc_migratetype, GUESTMM_MIGRATETYPES)]);
-	INC(e->fallback_migratetype[clamp_idx(ctx->fallback_migratetype, GUESTMM_MIGRATETYPES)]);
+	INC(AT(e->alloc_migratetype, ctx->alloc_migratetype));
+	INC(AT(e->fallback_migratetype, ctx->fallback_migratetype));
 	return 0;
 }
 
@@ -517,7 +539,7 @@ int guestmm_migrate_pages(struct trace_event_raw_mm_migrate_pages *ctx)
 	if (bpf_core_field_exists(((struct trace_event_raw_mm_migrate_pages___new *)ctx)->large_folio_split))
 		ADD(m->large_folio_split,
 		    ((struct trace_event_raw_mm_migrate_pages___new *)ctx)->large_folio_split);
-	INC(m->mode[clamp_idx(ctx->mode, GUESTMM_MIGRATE_MODES)]);
+	INC(AT(m->mode, ctx->mode));
 	ns = inflight_end(INFLIGHT_MIGRATE_CALL, NULL, NULL);
 	if (ns)
 		ADD(m->call_ns, ns);
@@ -613,7 +635,7 @@ int guestmm_node_reclaim_begin(struct trace_event_raw_mm_vmscan_node_reclaim_beg
 	if (!r)
 		return 0;
 	INC(r->begin);
-	INC(r->order[clamp_idx(ctx->order, GUESTMM_ORDERS)]);
+	INC(AT(r->order, ctx->order));
 	inflight_start(INFLIGHT_NODE_RECLAIM, ctx->order, 0);
 	return 0;
 }

@@ -5,7 +5,7 @@
 # handled per ABI by scripts/guest/kernel.sh.
 set -eu
 PKGS="make gcc libc6-dev bc kmod cpio xz-utils zstd e2fsprogs python3
-busybox-static qemu-system-x86 qemu-utils clang llvm libbpf-dev bpftool
+busybox-static qemu-system-x86 qemu-utils clang clang-19 llvm libbpf-dev bpftool
 libelf-dev zlib1g-dev sparse gnuplot-nox dkms debootstrap"
 
 missing=""

@@ -4,13 +4,14 @@
 
     mkinitramfs.py --kroot ROOT --abi ABI -o OUT.cpio.gz
                    [--stock MOD ...] [--module FILE.ko ...]
-                   [--bin FILE ...] [--dyn-bin FILE ...]
+                   [--bin FILE ...] [--dyn-bin FILE ...] [--data FILE ...]
 
 The stock modules named with --stock are copied with everything they
 depend on (from the image's modules.dep); project modules land in
 /lib/modules/ABI/extra so that busybox modprobe loads them, parameters
 included.  --bin copies static programs to /usr/bin; --dyn-bin copies a
-dynamic program with the libraries ldd names (bpftool).  The init script
+dynamic program with the libraries ldd names (bpftool); --data copies
+other files to /usr/share/guestmm (BPF objects).  The init script
 and the command agent come from guest_init.sh next to this file.
 """
 import argparse
@@ -132,6 +133,10 @@ def build(args):
             shutil.copy2(b, os.path.join(root, "usr/bin"))
         for b in args.dyn_bin:
             copy_dynamic(b, root, "/usr/sbin/" + os.path.basename(b))
+        if args.data:
+            os.makedirs(os.path.join(root, "usr/share/guestmm"))
+        for f in args.data:
+            shutil.copy2(f, os.path.join(root, "usr/share/guestmm"))
 
         files = subprocess.run(["find", "."], cwd=root, capture_output=True,
                                check=True).stdout
@@ -156,6 +161,7 @@ def main():
     p.add_argument("--module", action="append", default=[])
     p.add_argument("--bin", action="append", default=[])
     p.add_argument("--dyn-bin", action="append", default=[])
+    p.add_argument("--data", action="append", default=[])
     p.add_argument("--busybox", default="/bin/busybox")
     build(p.parse_args())
 
