@@ -15,8 +15,10 @@
  *
  * movable=0: pages are marked PageOffline only and kept on the private
  * pinned_pages list, so compaction treats them as unmovable; we count the
- * vm events ourselves.  Both modes allocate with the same GFP mask so the
- * only difference is movability.
+ * vm events ourselves.  They are allocated as unmovable memory too (no
+ * __GFP_MOVABLE, as virtio_balloon before balloon compaction, 3.8): a
+ * page that can never move must not sit in a movable pageblock or in
+ * ZONE_MOVABLE, where it would stop compaction and memory offlining.
  */
 #include <linux/mm.h>
 #include <linux/page-flags.h>
@@ -130,6 +132,23 @@ static void gmb_enqueue(struct gmb *vb, struct page *page, bool block)
 	count_vm_event(BALLOON_INFLATE);
 }
 
+/* The page allocation flags of each mode, as balloon_page_alloc()'s. */
+#define GMB_PAGE_FLAGS		(__GFP_NOMEMALLOC | __GFP_NORETRY | __GFP_NOWARN)
+
+static gfp_t gmb_gfp(struct gmb *vb)
+{
+	return (vb->movable ? GFP_HIGHUSER_MOVABLE : GFP_HIGHUSER) |
+	       GMB_PAGE_FLAGS;
+}
+
+/* A page for the balloon, or NULL.  May sleep (direct reclaim). */
+static struct page *gmb_page_alloc(struct gmb *vb)
+{
+	if (vb->movable)
+		return balloon_page_alloc();
+	return alloc_page(gmb_gfp(vb));
+}
+
 /* Take one page out of the balloon, or NULL.  Called with balloon_lock. */
 static struct page *gmb_dequeue(struct gmb *vb)
 {
@@ -165,15 +184,12 @@ static struct page *gmb_dequeue(struct gmb *vb)
  *
  * Return: balloon pages added, 0 when no block was free.
  */
-#define GMB_CHUNK_GFP	((GFP_HIGHUSER_MOVABLE & ~__GFP_RECLAIM) | \
-			 __GFP_NORETRY | __GFP_NOWARN | __GFP_NOMEMALLOC)
-
 static unsigned int gmb_fill_block(struct gmb *vb)
 {
 	unsigned int i, n = 1U << vb->chunk_order;
 	struct page *head, *page;
 
-	head = alloc_pages(GMB_CHUNK_GFP, vb->chunk_order);
+	head = alloc_pages(gmb_gfp(vb) & ~__GFP_RECLAIM, vb->chunk_order);
 	if (!head) {
 		gmb_count(vb, GMB_C_CHUNK_FALLBACK, 1);
 		return 0;
@@ -237,7 +253,7 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
 
 	/* Allocate outside the lock: allocation may compact and migrate. */
 	for (n = 0; n < num; n += GMB_PAGES_PER_PAGE) {
-		page = balloon_page_alloc();
+		page = gmb_page_alloc(vb);
 		if (!page) {
 			gmb_count(vb, GMB_C_OUT_OF_PUFF, 1);
 			dev_info_ratelimited(&vb->vdev->dev,
