@@ -136,7 +136,7 @@ cmd_build() {
 	# KBUILD_BUILD_VERSION: the "#..." of the uts version, distinct from
 	# Debian's; KBUILD_BUILD_TIMESTAMP: the source's date, so the whole
 	# `uname -v` string is the same on every rebuild (the livepatch's
-	# identity row, klp_row).
+	# identity row, klp-table).
 	nice -n 10 make -j"$JOBS" KBUILD_BUILD_VERSION=gmmdebug \
 		KBUILD_BUILD_TIMESTAMP="$(build_timestamp)" \
 		bzImage modules >>"$top/build.log" 2>&1 ||
