@@ -8,6 +8,7 @@
 #   make demo             boot a stock Debian guest with guestmm and show it working
 #   make check            the whole test suite, in real guests
 #   make check-debug      the suite on a KASAN/lockdep/kmemleak build of Debian's 6.1
+#   make check-kernels    the livepatch smoke cases on every build of livepatch/kernels.tsv
 #   make bench            benchmarks (stock vs guestmm), report in build/bench/
 #   make lint             checkpatch + sparse (make C=1) on the kernel code
 #
@@ -34,10 +35,12 @@ endif
 
 # Debian 13 (trixie): its kernel's headers need gcc-14, which a Debian 12
 # host lacks, so nothing is built for it here; `make check` runs the cases
-# that boot their own trixie image, where DKMS builds (tests/run).
+# that boot their own trixie image, where DKMS builds (tests/run).  So do
+# its kernel ABIs (6.12.107+deb13-amd64): the trixie image on that build.
 IMAGE_KERNELS := trixie
+image_kernel = $(or $(filter $(IMAGE_KERNELS),$(1)),$(findstring +deb13,$(1)))
 
-ifneq ($(filter $(IMAGE_KERNELS),$(KERNEL)),)
+ifneq ($(call image_kernel,$(KERNEL)),)
 ifneq ($(filter-out check rootfs deps,$(or $(MAKECMDGOALS),all)),)
 $(error guestmm: KERNEL=$(KERNEL) is for `make check` and `make rootfs` only: modules for its kernel are built by DKMS inside the guest (gcc-14))
 endif
@@ -110,22 +113,34 @@ deps:
 CHECK_KERNELS := $(or $(USER_KERNEL),6.1 6.12 trixie)
 
 check: deps
-	@for k in $(filter-out $(IMAGE_KERNELS),$(CHECK_KERNELS)); do \
+	@for k in $(foreach k,$(CHECK_KERNELS),$(if $(call image_kernel,$(k)),,$(k))); do \
 		$(MAKE) --no-print-directory guest KERNEL=$$k || exit 1; done
 	@tests/run $(foreach k,$(CHECK_KERNELS),--kernel $(k)) $(TESTS)
 
-# The livepatch smoke cases on every build of the support matrix that this
-# Debian 12 host can build for (livepatch/kernels.tsv rows built with
-# gcc-12; trixie's gcc-14 builds are proven by dkms_e2e inside Debian 13).
+# The livepatch smoke cases on every build of the support matrix
+# (livepatch/kernels.tsv).  The rows built with gcc-12: host-built, in the
+# initramfs guest.  The gcc-14 rows (Debian 13), which this Debian 12 host
+# cannot build for: check-kernels-trixie, klp_dkms_smoke in a Debian 13
+# guest running exactly that build (scripts/rootfs/layer.sh: the trixie
+# image with that build's kernel and headers, a qcow2 layer built once per
+# build), where DKMS builds guestmm from the dist tarball; one tests/run
+# for all of them, so one failing build does not hide the others.
 KLP_SMOKE := -k klp_load_transition -k klp_refuse -k klp_refuse_build \
 	-k klp_ibt_callbacks
-.PHONY: check-kernels
+KLP_TRIXIE_ROWS = $(shell awk -F '\t' '!/^\#/ && $$5 ~ /gcc-1[3-9]/ { print $$1 }' \
+	livepatch/kernels.tsv)
+.PHONY: check-kernels check-kernels-trixie
 check-kernels: deps
 	@set -e; for abi in $$(awk -F '\t' '!/^#/ && $$5 !~ /gcc-1[3-9]/ { print $$1 }' \
 			livepatch/kernels.tsv); do \
 		$(MAKE) --no-print-directory guest KERNEL=$$abi; \
 		tests/run --no-unit --kernel $$abi $(KLP_SMOKE); \
 	done
+	@$(MAKE) --no-print-directory check-kernels-trixie
+
+check-kernels-trixie: deps
+	@tests/run --no-unit $(foreach abi,$(KLP_TRIXIE_ROWS),--kernel $(abi)) \
+		-k klp_dkms_smoke
 
 demo: deps
 	@$(MAKE) --no-print-directory guest KERNEL=$(or $(KERNEL),6.1)
@@ -159,9 +174,11 @@ dkms-remove:
 
 # The Debian 12 root filesystem image tests/cases/dkms_e2e.py boots
 # (cached in $(GUESTMM_CACHE)/rootfs/); KERNEL=6.12 for the backports kernel,
-# KERNEL=trixie for Debian 13.
+# KERNEL=trixie for Debian 13, KERNEL=<a Debian 13 ABI> for the trixie image
+# on that kernel build (scripts/rootfs/layer.sh).
 rootfs:
-	@scripts/rootfs/build.sh --kernel $(or $(KERNEL),6.1)
+	@$(if $(findstring +deb13,$(KERNEL)),scripts/rootfs/layer.sh $(KERNEL),\
+		scripts/rootfs/build.sh --kernel $(or $(KERNEL),6.1))
 
 # ---- soak (issue 9): the reliability cases at full length ------------------
 # GUESTMM_SOAK=1: 100 module cycles, a 10-minute QMP storm (docs/reliability.md).

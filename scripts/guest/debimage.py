@@ -12,6 +12,10 @@ are removed when the process exits.
 Series: "6.1" (Debian 12), "6.12" (bookworm-backports' kernel on Debian
 12) and "trixie" (Debian 13 and its own 6.12 kernel, built with gcc-14:
 nothing is built for it on a Debian 12 host; DKMS builds in the guest).
+debian_guest() also takes a Debian 13 kernel ABI (6.12.107+deb13-amd64):
+the trixie image running exactly that build, a qcow2 layer on the trixie
+image (scripts/rootfs/layer.sh; the trixie image itself for its own
+kernel).
 """
 import atexit
 import os
@@ -46,6 +50,14 @@ def series_of(abi):
     return ".".join(abi.split(".")[:2])
 
 
+def image_kernel(abi):
+    """What debian_guest() boots for a kernel ABI: on Debian 13 that very
+    build, elsewhere the image of its series (whose kernel is the series'
+    newest)."""
+    series = series_of(abi)
+    return abi if series == "trixie" else series
+
+
 def image_abi(series):
     """The kernel ABI of series' image, resolved from its package lists
     (build.sh --abi: a private apt view, nothing built)."""
@@ -56,22 +68,30 @@ def image_abi(series):
 
 
 def debian_guest(series, tag="debimage", stat=True):
-    """Guest keys for the Debian image of kernel series `series`; prints a
-    KEY line with the image build time (0 when cached).  stat=False: the
-    tarball without the host's static guestmm-stat (what a user of a
-    release whose static loader does not link has)."""
+    """Guest keys for the Debian image of kernel series `series` (or of a
+    Debian 13 kernel ABI); prints a KEY line with the image build time (0
+    when cached).  stat=False: the tarball without the host's static
+    guestmm-stat (what a user of a release whose static loader does not
+    link has)."""
     t0 = time.monotonic()
-    img = subprocess.run([os.path.join(TOP, "scripts/rootfs/build.sh"),
-                          "--kernel", series], check=True, text=True,
-                         stdout=subprocess.PIPE).stdout.strip().splitlines()[-1]
+    if series_of(series) == "trixie" and series != "trixie":
+        cmd = [os.path.join(TOP, "scripts/rootfs/layer.sh"), series]
+    else:
+        cmd = [os.path.join(TOP, "scripts/rootfs/build.sh"), "--kernel",
+               series]
+    img = subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE
+                         ).stdout.strip().splitlines()[-1]
     print("KEY %s_image seconds=%.0f dir=%s" %
           (tag, time.monotonic() - t0, img), flush=True)
     tmp = tempfile.mkdtemp(prefix="guestmm-debimage.")
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     overlay = os.path.join(tmp, "root.qcow2")
-    subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw",
-                    "-b", os.path.join(img, "rootfs.ext4"), overlay],
-                   check=True)
+    # A layer.sh image is a qcow2 layer on the trixie image's ext4.
+    disk, fmt = os.path.join(img, "rootfs.qcow2"), "qcow2"
+    if not os.path.exists(disk):
+        disk, fmt = os.path.join(img, "rootfs.ext4"), "raw"
+    subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", fmt,
+                    "-b", disk, overlay], check=True)
     tarball = os.path.join(tmp, "guestmm.tar")
     subprocess.run([os.path.join(TOP, "scripts/install.sh"), "dist",
                     tarball], check=True)

@@ -19,12 +19,12 @@ reboot 25-180 s of which most is the firmware reloading kernel and initrd
 after the reset), plus 1 to 4 minutes for the image when the cache is cold
 (trixie's: 73 s, of which debootstrap 27 s and apt 40 s).
 """
-import os
 import re
 import time
 
 import debimage
-from klplib import STATS, klp_stats, klp_variant, wait_transition
+from dkmslib import (dkms_add, dkms_build, dkms_install, guest_variant,
+                     klp_smoke, make_log)
 
 GUEST = dict(mem=1536, smp=2, balloon={}, reboot=True, boot_timeout=600)
 KERNELS = ("6.1", "6.12", "trixie")
@@ -47,7 +47,7 @@ def guest_config(abi):
     global VER, SERIES
     SERIES = debimage.series_of(abi)
     VER = debimage.dist_version()
-    return debimage.debian_guest(SERIES, tag="dkms_e2e",
+    return debimage.debian_guest(debimage.image_kernel(abi), tag="dkms_e2e",
                                  stat=SERIES not in NO_STAT)
 
 
@@ -92,82 +92,6 @@ def inflate_deflate(g, out_mib):
     assert g.meminfo()["MemTotal"] == total0
 
 
-def modules_of_kernel(g):
-    return g.sh("ls /lib/modules/$(uname -r)/updates/dkms/ 2>/dev/null; true").split()
-
-
-def make_log(g):
-    """DKMS's build log: build/make.log (dkms 3.0, Debian 12) or
-    <kver>/<arch>/log/make.log (dkms 3.2, Debian 13)."""
-    return g.sh("cat /var/lib/dkms/guestmm/%s/build/make.log "
-                "/var/lib/dkms/guestmm/%s/*/*/log/make.log 2>/dev/null; "
-                "true" % (VER, VER))
-
-
-def guest_variant(g, abi):
-    """The livepatch variant for the guest's kernel: the tree's own
-    select-variant on the guest's headers, as dkms.conf runs it.  Where
-    the host has the same headers, its answer (klp_variant) must agree."""
-    out = g.sh("/usr/src/guestmm-%s/livepatch/select-variant "
-               "/lib/modules/$(uname -r)/build 2>/tmp/select-variant.err"
-               % VER).strip()
-    why = g.sh("cat /tmp/select-variant.err").strip()
-    host = None
-    if os.path.exists("/usr/src/linux-headers-%s/Makefile" % abi):
-        host = klp_variant(abi)
-        assert host == out, (host, out, why)
-    print("KEY dkms_e2e_klp_variant series=%s variant=%s host=%s%s" % (
-        SERIES, out or "none", "same" if host is not None else "no-headers",
-        "" if out else " why=%r" % why[:200]), flush=True)
-    return out
-
-
-def tracing_dir(g):
-    return g.sh("d=/sys/kernel/tracing; [ -e $d/events ] || "
-                "d=/sys/kernel/debug/tracing; echo $d").strip()
-
-
-def klp_smoke(g):
-    """The livepatch as a user would try it, with kmod's modprobe (the
-    trace module comes first by MODULE_SOFTDEP): enabled, the transition
-    over, compaction running through it (counters and tracepoint), then
-    disabled and both modules removed."""
-    t0 = time.monotonic()
-    out = g.sh("modprobe guestmm_klp 2>&1")
-    mods = g.sh("lsmod | awk '{print $1}'").split()
-    assert "guestmm_klp" in mods and "guestmm_klp_trace" in mods, (out, mods)
-    assert g.sh("cat %s/enabled" % LP).strip() == "1"
-    secs = wait_transition(g, timeout=120)
-    assert "compact_zone replaced" in g.dmesg()
-    tr = tracing_dir(g)
-    events = ("guestmm_klp/guestmm_klp_run", "compaction/mm_compaction_begin")
-    g.sh(" && ".join("echo 1 > %s/events/%s/enable" % (tr, e)
-                     for e in events) + " && echo > %s/trace" % tr)
-    before = klp_stats(g)
-    g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=300)
-    after = klp_stats(g)
-    trace = g.sh("cat %s/trace" % tr, timeout=120)
-    g.sh(" && ".join("echo 0 > %s/events/%s/enable" % (tr, e)
-                     for e in events))
-    runs = after["runs"] - before["runs"]
-    ours = trace.count("guestmm_klp_run:")
-    begins = trace.count("mm_compaction_begin:")
-    print("KEY dkms_e2e_klp_smoke transition_seconds=%.1f runs=%d "
-          "migrate_scanned=%d klp_run_lines=%d compaction_begin_lines=%d" % (
-              secs, runs, after["migrate_scanned"] - before["migrate_scanned"],
-              ours, begins), flush=True)
-    assert runs >= 2, (before, after)       # DMA and DMA32 at least
-    assert ours >= 1 and begins >= 1, trace[-2000:]
-    assert g.sh("stat -c %a " + STATS).strip() == "400"
-    g.sh("echo 0 > %s/enabled" % LP)
-    secs = wait_transition(g, timeout=120)
-    g.sh("rmmod guestmm_klp guestmm_klp_trace")
-    assert g.sh("lsmod | grep ^guestmm_klp; ls -d %s 2>/dev/null; true"
-                % LP).strip() == ""
-    print("KEY dkms_e2e_klp_off transition_seconds=%.1f total_seconds=%.0f"
-          % (secs, time.monotonic() - t0), flush=True)
-
-
 def run(g):
     t_all = t = time.monotonic()
     abi = g.sh("uname -r").strip()
@@ -178,48 +102,18 @@ def run(g):
     wait_for(g, BALLOON_DRIVER, "virtio_balloon", timeout=60)
 
     # The source tree, as a user downloads it.
-    g.sh("tar -xf /dev/vdb -C /root")
-    src = "/root/guestmm-%s" % VER
-    out = g.sh("cd %s && make dkms-install DKMS_BUILD=0 2>&1" % src,
-               timeout=300)
-    assert "Creating symlink /var/lib/dkms/guestmm/%s/source" % VER in out or \
-        "added" in out.lower(), out
-    assert g.sh("ls /usr/src/guestmm-%s/dkms.conf" % VER)
+    src = dkms_add(g, VER)
     # A variant serves this build: DKMS builds the livepatch (dkms.conf).
-    klp = bool(guest_variant(g, abi))
-    assert "testmods" not in g.sh("find /usr/src/guestmm-%s" % VER)
+    klp = bool(guest_variant(g, VER, abi, "dkms_e2e", SERIES))
     assert g.sh("dkms status guestmm 2>/dev/null").strip().endswith(": added"), \
         g.sh("dkms status 2>&1")
     t = step("install_add", t)
 
-    out = g.sh("dkms build -m guestmm -v %s 2>&1" % VER, timeout=2400,
-               check=False)
-    if g.last_rc:
-        log = make_log(g)
-        first = [l for l in log.splitlines() if re.search(
-            r"error:|\*\*\* |Error ", l)][:12]
-        raise AssertionError("dkms build failed:\n%s\nfirst errors:\n%s\n"
-                             "make.log's end:\n%s" % (out, "\n".join(first),
-                                                       log[-3000:]))
-    assert "Signing module" in out, out       # dkms made and used its MOK key
+    dkms_build(g, VER)
     t = step("dkms_build", t)
-    g.sh("dkms install -m guestmm -v %s 2>&1" % VER, timeout=300)
-    st = g.sh("dkms status guestmm 2>/dev/null").strip()
-    assert re.search(r"guestmm/%s, %s, x86_64: installed" %
-                     (re.escape(VER), re.escape(abi)), st), st
-    mods = modules_of_kernel(g)
     # The livepatch and its tracepoints only where a variant serves the
     # kernel: elsewhere DKMS builds and installs neither (nothing taints).
-    want = ["guestmm_balloon"]
-    if klp:
-        want += ["guestmm_klp", "guestmm_klp_trace"]
-    assert sorted(m.split(".")[0] for m in mods) == want, mods
-    assert g.sh("modinfo -F signer guestmm_balloon").strip() == \
-        "DKMS module signing key"
-    if klp:
-        assert "/updates/dkms/" in g.sh("modinfo -n guestmm_klp")
-        assert g.sh("modinfo -F signer guestmm_klp").strip() == \
-            "DKMS module signing key"
+    dkms_install(g, VER, abi, klp)
     t = step("dkms_install", t)
 
     # The balloon: the stock driver has it since boot; take it over.
@@ -230,7 +124,7 @@ def run(g):
 
     # The livepatch: on where supported, a clean refusal elsewhere.
     if klp:
-        klp_smoke(g)
+        klp_smoke(g, "dkms_e2e")
     else:
         out = g.sh("modprobe guestmm_klp 2>&1", check=False)
         assert g.last_rc != 0, out
@@ -239,7 +133,7 @@ def run(g):
                     "true" % LP).split() == ["0"]
         tainted = int(g.sh("cat /proc/sys/kernel/tainted"))
         assert not tainted & (1 << 15), tainted     # K: livepatch
-        log = make_log(g)
+        log = make_log(g, VER)
         assert "livepatch not built" in log, log[-2000:]
         print("KEY dkms_e2e_klp not_built=%r" % out.strip()[-200:])
     t = step("livepatch", t)

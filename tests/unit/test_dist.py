@@ -86,3 +86,27 @@ def test_image_series_of_abi():
     assert debimage.series_of("6.12.118+deb13-amd64") == "trixie"
     assert debimage.series_of("6.12.115+deb13.1-amd64") == "trixie"
     assert "trixie" in debimage.IMAGE_ONLY
+
+
+def test_image_kernel_of_abi():
+    """A Debian 13 ABI boots that very build (scripts/rootfs/layer.sh);
+    Debian 12's boot their series' image."""
+    assert debimage.image_kernel("6.12.107+deb13-amd64") == \
+        "6.12.107+deb13-amd64"
+    assert debimage.image_kernel("6.12.115+deb13.1-amd64") == \
+        "6.12.115+deb13.1-amd64"
+    assert debimage.image_kernel("6.1.0-57-amd64") == "6.1"
+    assert debimage.image_kernel("6.12.95+deb12-amd64") == "6.12"
+
+
+def test_every_trixie_row_is_a_layer_abi():
+    """Every gcc-14 row of kernels.tsv is an ABI layer.sh and tests/run
+    take as Debian 13 (what make check-kernels-trixie passes them)."""
+    with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as f:
+        rows = [l.split("\t") for l in f.read().splitlines()
+                if not l.startswith("#")]
+    trixie = [r[0] for r in rows if re.search(r"gcc-1[3-9]", r[4])]
+    assert trixie, rows
+    for abi in trixie:
+        assert re.fullmatch(r"[0-9][^ ]*\+deb13[^ ]*-amd64", abi), abi
+        assert debimage.series_of(abi) == "trixie", abi

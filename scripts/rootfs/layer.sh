@@ -1,0 +1,234 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A Debian 13 (trixie) image running one given kernel build: a qcow2 layer
+# on scripts/rootfs/build.sh's trixie image that swaps its kernel (the
+# newest) for the build named, with that build's headers, so that DKMS
+# builds guestmm for exactly that kernel in the guest (make check-kernels
+# boots every gcc-14 row of livepatch/kernels.tsv this way).
+#
+#   scripts/rootfs/layer.sh ABI [--force] [--key]
+#
+# ABI is a Debian 13 kernel release, e.g. 6.12.107+deb13-amd64.  Prints the
+# image directory (built first when missing), laid out as build.sh's:
+#   rootfs.qcow2   the root file system (backing file ../../rootfs.ext4,
+#                  the base image's): boot it with root=/dev/vda
+#   vmlinuz        that build's kernel and its initramfs, made in the image
+#   initrd.img
+#   abi            ABI
+#   packages.txt   the image's dpkg -l
+# For the base image's own kernel it prints build.sh's directory.
+#
+# The build comes from the package lists of the base image's private apt
+# view (trixie, trixie-updates, trixie-security, which carry each build's
+# own linux-image-ABI packages until the archive drops them); nothing here
+# names a version.  linux-image-ABI-unsigned is installed: the vmlinuz of the
+# signed package without the signature (same vmlinux build ID, the one
+# livepatch/kernels.tsv records), and the .deb scripts/klp-variant has
+# already downloaded for that build, which is reused when present.  The
+# base image's kernel packages are purged, so the guest has one kernel.
+#
+# The layer is built on the host: the base image behind a fresh qcow2
+# overlay, exported as a raw file by qemu-storage-daemon (FUSE), loop
+# mounted, apt-get in a chroot.  It lives in the base image's directory
+# (kernels/ABI-KEY), so a new base image drops every layer; its key is made
+# from the base image's name, the kernel packages' versions and this
+# script.  --key prints the image's name and builds nothing; --force
+# rebuilds the layer (not the base).  Runs as root.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+CACHE=${GUESTMM_CACHE:-$HOME/.cache/guestmm}
+RDIR=$CACHE/rootfs
+DEBS=$RDIR/debs
+APTD=$RDIR/apt/trixie
+
+die() { echo "rootfs/layer.sh: $*" >&2; exit 1; }
+log() { echo "rootfs: $*" >&2; }
+
+pin="" force=0 keyonly=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--force) force=1 ;;
+	--key) keyonly=1 ;;
+	-h|--help) sed -n '3,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown argument '$1'" ;;
+	*) [ -z "$pin" ] || die "one ABI only"; pin=$1 ;;
+	esac
+	shift
+done
+case $pin in
+[0-9]*+deb13*-amd64) ;;
+"") die "usage: layer.sh ABI (a Debian 13 kernel release, e.g. 6.12.107+deb13-amd64)" ;;
+*) die "'$pin' is not a Debian 13 amd64 kernel release (like 6.12.107+deb13-amd64)" ;;
+esac
+[ "$(id -u)" = 0 ] || die "must run as root (mount, chroot)"
+
+# The base image (and, by the way, a fresh private apt view of trixie).
+if [ $keyonly = 1 ]; then
+	base_name=$("$top/scripts/rootfs/build.sh" --kernel trixie --key)
+	base=$RDIR/$base_name
+	base_abi=$("$top/scripts/rootfs/build.sh" --kernel trixie --abi)
+else
+	base=$("$top/scripts/rootfs/build.sh" --kernel trixie | tail -n1)
+	base_name=$(basename "$base")
+	base_abi=$(cat "$base/abi")
+fi
+if [ "$pin" = "$base_abi" ]; then
+	if [ $keyonly = 1 ]; then echo "$base_name"; else echo "$base"; fi
+	exit 0
+fi
+
+apt_opts() {
+	echo "-o Dir::Etc::SourceList=$APTD/sources.list -o Dir::Etc::SourceParts=/dev/null" \
+		"-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null" \
+		"-o Dir::State::Lists=$APTD/lists -o Dir::Cache=$APTD/cache" \
+		"-o Dir::State::status=$APTD/status -o APT::Sandbox::User=root"
+}
+PKGS="linux-image-$pin-unsigned linux-headers-$pin"
+
+exec 9>"$RDIR/.lock"
+flock 9
+[ $keyonly = 1 ] || [ -f "$base/ok" ] || die "the base image $base went away"
+resolved=$APTD/resolved-$pin.txt
+# shellcheck disable=SC2046,SC2086
+apt-get $(apt_opts) -s -q install --no-install-recommends $PKGS \
+	>"$resolved" 2>&1 || {
+	tail -n 5 "$resolved" >&2
+	die "Debian 13's package lists (trixie, trixie-updates, trixie-security) have no $PKGS"
+}
+key=$({
+	echo "layer $pin on $base_name"
+	sed -n 's/^Inst \(linux-[^ ]*\) (\([^ ]*\) .*/\1 \2/p' "$resolved" | sort
+	sha256sum "$0" | cut -d' ' -f1
+} | sha256sum | cut -c1-12)
+name=$pin-$key
+out=$base/kernels/$name
+if [ $keyonly = 1 ]; then
+	echo "$base_name/kernels/$name"
+	exit 0
+fi
+if [ $force = 0 ] && [ -f "$out/ok" ]; then
+	echo "$out"
+	exit 0
+fi
+
+# ---- build --------------------------------------------------------------
+t0=$(date +%s)
+mkdir -p "$base/kernels" "$DEBS/partial"
+work=$(mktemp -d "$base/kernels/tmp.XXXXXX")
+root=$work/root
+mounts=()
+qsd=""
+cleanup() {
+	local i
+	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+		umount -l "${mounts[$i]}" 2>/dev/null || true
+	done
+	mounts=()
+	if [ -n "$qsd" ]; then
+		kill "$qsd" 2>/dev/null || true
+		while kill -0 "$qsd" 2>/dev/null; do sleep 0.2; done
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+mnt() {	# mnt TARGET mount-args...
+	local t=$1
+	shift
+	mkdir -p "$t"
+	mount "$@" "$t"
+	mounts+=("$t")
+}
+
+# The downloads scripts/klp-variant made for this build, where present
+# (the same files as the archive's; apt checks their hashes).
+version=$(sed -n "s/^Inst linux-image-$pin-unsigned (\([^ ]*\) .*/\1/p" "$resolved")
+for f in "$CACHE/klp-variant/$version/linux-image-$pin-unsigned_"*.deb; do
+	[ -f "$f" ] && [ ! -f "$DEBS/$(basename "$f")" ] &&
+		{ ln "$f" "$DEBS/" 2>/dev/null || cp "$f" "$DEBS/"; }
+done
+
+log "building trixie layer $name (kernel $pin) on $base_name"
+# The layer's backing file is named relative to it: work/ and kernels/NAME
+# are at the same depth.
+(cd "$work" && qemu-img create -q -f qcow2 -F raw -b ../../rootfs.ext4 \
+	layer.qcow2) || die "qemu-img create failed"
+: >"$work/disk.raw"
+qemu-storage-daemon \
+	--blockdev driver=file,node-name=file,filename="$work/layer.qcow2" \
+	--blockdev driver=qcow2,node-name=disk,file=file \
+	--export type=fuse,id=exp,node-name=disk,mountpoint="$work/disk.raw",writable=on \
+	--pidfile "$work/qsd.pid" --daemonize ||
+	die "qemu-storage-daemon could not export the layer (FUSE: /dev/fuse, fuse3)"
+qsd=$(cat "$work/qsd.pid")
+mnt "$root" -o loop "$work/disk.raw"
+mnt "$root/proc" -t proc proc
+mnt "$root/sys" -t sysfs sysfs
+mnt "$root/dev" --bind /dev
+mnt "$root/dev/pts" --bind /dev/pts
+mnt "$root/var/cache/apt/archives" --bind "$DEBS"
+# The base image's sources are build.sh's (its private view's): lend the
+# view's lists, so nothing of them is written into the layer.
+cmp -s "$root/etc/apt/sources.list" "$APTD/sources.list" ||
+	die "the base image's apt sources differ from $APTD/sources.list"
+mnt "$root/var/lib/apt/lists" --bind "$APTD/lists"
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod 755 "$root/usr/sbin/policy-rc.d"
+
+in_root() {
+	DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 chroot "$root" "$@"
+}
+old=$base_abi
+log "apt-get install $PKGS; purge $old"
+# shellcheck disable=SC2086
+{
+	in_root apt-get -q -y --no-install-recommends install $PKGS &&
+	in_root apt-get -q -y purge linux-image-amd64 linux-headers-amd64 \
+		"linux-image-$old" "linux-headers-$old" &&
+	in_root apt-get -q -y --purge autoremove
+} >"$work/apt.log" 2>&1 || {
+	tail -n 40 "$work/apt.log" >&2
+	die "apt-get in the image failed"
+}
+t1=$(date +%s)
+if [ ! -f "$root/boot/vmlinuz-$pin" ] || [ ! -f "$root/boot/initrd.img-$pin" ]; then
+	die "the image has no vmlinuz/initrd.img for $pin (see $work/apt.log)"
+fi
+kernels=$(ls "$root/lib/modules")
+[ "$kernels" = "$pin" ] || die "the image has other kernels besides $pin: $kernels"
+[ -f "$root/usr/src/linux-headers-$pin/Makefile" ] ||
+	die "the image has no headers for $pin"
+
+rm -f "$root/usr/sbin/policy-rc.d"
+mkdir -p "$work/img"
+# shellcheck disable=SC2016
+in_root dpkg-query -W -f '${Package} ${Version}\n' | sort >"$work/img/packages.txt"
+cp "$root/boot/vmlinuz-$pin" "$work/img/vmlinuz"
+cp "$root/boot/initrd.img-$pin" "$work/img/initrd.img"
+rm -rf "$root"/var/cache/apt/*.bin "$root"/var/log/apt/* "$root"/var/log/dpkg.log
+for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+	umount "${mounts[$i]}" || die "umount ${mounts[$i]} failed"
+done
+mounts=()
+kill "$qsd"
+while kill -0 "$qsd" 2>/dev/null; do sleep 0.2; done
+qsd=""
+qemu-img check -q "$work/layer.qcow2" || die "the layer is damaged"
+mv "$work/layer.qcow2" "$work/img/rootfs.qcow2"
+echo "$pin" >"$work/img/abi"
+echo "$base_name" >"$work/img/base"
+cp "$work/apt.log" "$work/img/"
+t2=$(date +%s)
+printf 'apt %ds, total %ds, layer %s\n' $((t1 - t0)) $((t2 - t0)) \
+	"$(du -h "$work/img/rootfs.qcow2" | cut -f1)" >"$work/img/build-time.txt"
+touch "$work/img/ok"
+
+rm -rf "$out"
+mv "$work/img" "$out"
+for o in "$base/kernels/$pin-"*; do
+	[ "$o" = "$out" ] || rm -rf "$o"
+done
+log "built $name in $((t2 - t0))s ($(cat "$out/build-time.txt"))"
+echo "$out"
