@@ -25,9 +25,11 @@
  * use anyway, and makes the host fault in a 4 KiB page there (splitting
  * nothing it gains) while discarding one elsewhere.  Stray pages (those
  * of incomplete blocks) stay movable, exactly as with balloon_mops.  The
- * refusal also covers alloc_contig_range() and memory offlining, which use
- * the same isolate call with no way to tell them apart from compaction
- * (both pass ISOLATE_UNEVICTABLE); deflate first to offline such memory.
+ * pages of a block that is being offlined or taken by alloc_contig_range()
+ * are not refused: both callers set the pageblock MIGRATE_ISOLATE
+ * (start_isolate_page_range()) before they isolate a page, and compaction
+ * never scans such a block, so the migratetype tells them apart.  Those
+ * pages move out like strays and the block is no longer complete.
  *
  * Lists: b_dev_info.pages holds all non-isolated pages.  Strays go to the
  * head, blocks to the tail, and deflation takes from the head, so strays
@@ -205,18 +207,50 @@ static struct gmb *gmb_of_page(struct page *page)
 	return container_of(balloon_page_device(page), struct gmb, b_dev_info);
 }
 
-/* Compaction wants the page: refuse pages of complete blocks. */
+/*
+ * Whether @page's pageblock is MIGRATE_ISOLATE: memory offlining or
+ * alloc_contig_range() is emptying it.  is_migrate_isolate_page() cannot
+ * be used from a module (get_pfnblock_flags_mask() is not exported), so
+ * this is our copy of get_pfnblock_flags_mask() (mm/page_alloc.c, 6.1 and
+ * 6.12 alike) for SPARSEMEM, which every Debian amd64 kernel uses: the
+ * pageblock bits live in the section's usage map.  A racy read, as in the
+ * kernel: the isolating caller set the bits before it scanned the block.
+ */
+static bool gmb_block_isolated(struct page *page)
+{
+#ifdef CONFIG_SPARSEMEM
+	unsigned long pfn = page_to_pfn(page);
+	unsigned long *bitmap = section_to_usemap(__pfn_to_section(pfn));
+	unsigned long bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >>
+				pageblock_order) * NR_PAGEBLOCK_BITS;
+	unsigned long word = READ_ONCE(bitmap[bitidx / BITS_PER_LONG]);
+
+	return ((word >> (bitidx % BITS_PER_LONG)) & MIGRATETYPE_MASK) ==
+	       MIGRATE_ISOLATE;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Someone wants to migrate the page.  Compaction gets strays only;
+ * offlining and alloc_contig_range() get every page.
+ */
 static bool gmb_chunk_isolate(struct page *page, isolate_mode_t mode)
 {
 	struct gmb *vb = gmb_of_page(page);
 	struct balloon_dev_info *b = &vb->b_dev_info;
+	bool contig = gmb_block_isolated(page);
 	unsigned long flags;
 
 	spin_lock_irqsave(&b->pages_lock, flags);
 	if (gmb_in_complete_block(vb, page)) {
-		spin_unlock_irqrestore(&b->pages_lock, flags);
-		gmb_count(vb, GMB_C_MIGRATE_REFUSED, 1);
-		return false;
+		if (!contig) {
+			spin_unlock_irqrestore(&b->pages_lock, flags);
+			gmb_count(vb, GMB_C_MIGRATE_REFUSED, 1);
+			return false;
+		}
+		gmb_count(vb, GMB_C_MIGRATE_CONTIG, 1);
 	}
 	list_del(&page->lru);
 	b->isolated_pages++;

@@ -31,6 +31,7 @@ static const char * const gmb_counter_names[GMB_NR_COUNTERS] = {
 	[GMB_C_CHUNK_FALLBACK]	= "chunk_fallback",
 	[GMB_C_CHUNK_BROKEN]	= "chunk_blocks_broken",
 	[GMB_C_MIGRATE_REFUSED]	= "migrate_refused",
+	[GMB_C_MIGRATE_CONTIG]	= "migrate_contig",
 	[GMB_C_TOLD_IN]		= "host_told_in_pages",
 	[GMB_C_TOLD_OUT]	= "host_told_out_pages",
 	[GMB_C_MIG_FLUSHES]	= "migrate_batches",

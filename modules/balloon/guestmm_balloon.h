@@ -87,6 +87,8 @@ enum gmb_counter {
 	GMB_C_CHUNK_FALLBACK,	/* no free 2 MiB block: fell back to 4 KiB */
 	GMB_C_CHUNK_BROKEN,	/* complete blocks broken up by deflation */
 	GMB_C_MIGRATE_REFUSED,	/* isolations refused: page of a complete block */
+	GMB_C_MIGRATE_CONTIG,	/* complete-block pages let go to offlining or
+				 * alloc_contig_range() */
 	GMB_C_TOLD_IN,		/* balloon pages the host was told to take */
 	GMB_C_TOLD_OUT,		/* balloon pages the host was told to give back */
 	GMB_C_MIG_FLUSHES,	/* batches of queued migrations sent */

@@ -104,8 +104,11 @@ class Guest:
     def __init__(self, kernel, initrd, logdir, mem=1024, smp=2, numa=0,
                  balloon=None, disk_mb=0, mods=(), append="", drives=(),
                  reboot=False, boot_timeout=180, tcg_single=False,
-                 icount=None, objects=()):
+                 icount=None, objects=(), dimms=()):
         self.kernel, self.initrd, self.logdir = kernel, initrd, logdir
+        # Hot-pluggable memory: one pc-dimm of each size (MiB), present
+        # from boot; the guest onlines it (memhp_default_state=).
+        self.dimms = list(dimms)
         self.mem, self.smp, self.numa = mem, smp, numa
         self.balloon_props = balloon
         self.objects = list(objects)
@@ -142,11 +145,17 @@ class Guest:
         return "%d,sockets=%d,cores=%d,threads=1" % (
             self.smp, sockets, max(1, self.smp // sockets))
 
+    def mem_arg(self):
+        if not self.dimms:
+            return str(self.mem)
+        return "%dM,slots=%d,maxmem=%dM" % (self.mem, len(self.dimms),
+                                            self.mem + sum(self.dimms))
+
     def qemu_argv(self):
         argv = ["qemu-system-x86_64", "-accel",
                 "kvm" if kvm_usable() else
                 "tcg,thread=single" if self.tcg_single else "tcg",
-                "-m", str(self.mem), "-smp", self.smp_topology(),
+                "-m", self.mem_arg(), "-smp", self.smp_topology(),
                 "-nodefaults", "-display", "none",
                 "-kernel", self.kernel, "-initrd", self.initrd,
                 "-append", self.cmdline(),
@@ -167,6 +176,10 @@ class Guest:
                          (n, n % self.smp, n)]
         for obj in self.objects:
             argv += ["-object", obj]
+        for i, mib in enumerate(self.dimms):
+            argv += ["-object", "memory-backend-ram,id=dimmmem%d,size=%dM" %
+                     (i, mib),
+                     "-device", "pc-dimm,id=dimm%d,memdev=dimmmem%d" % (i, i)]
         if self.balloon_props is not None:
             dev = "virtio-balloon-pci,id=balloon0"
             for k, v in self.balloon_props.items():
