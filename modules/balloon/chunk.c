@@ -99,6 +99,18 @@ unsigned long gmb_chunk_stray_pages(struct gmb *vb)
 	return held > in_blocks ? held - in_blocks : 0;
 }
 
+/* Balloon pages in block @blk right now (defrag's choice). */
+unsigned int gmb_chunk_count(struct gmb *vb, unsigned long blk)
+{
+	unsigned long flags;
+	unsigned int count;
+
+	spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
+	count = blk < vb->nr_blks ? vb->blk_count[blk] : 0;
+	spin_unlock_irqrestore(&vb->b_dev_info.pages_lock, flags);
+	return count;
+}
+
 /*
  * debugfs "blocks": every block holding balloon pages, as its first pfn
  * and how many of its pages are in the balloon; a complete block shows
@@ -173,11 +185,12 @@ void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head)
 }
 
 /*
- * Take one page out of the balloon, strays first (they sit at the head).
- * Returns NULL if every remaining page is isolated or locked right now.
- * Called with balloon_lock.
+ * Take one page out of the balloon, strays first (they sit at the head);
+ * with @strays_only, never a page of a complete block.  Returns NULL if
+ * every eligible page is isolated or locked right now.  Called with
+ * balloon_lock.
  */
-struct page *gmb_chunk_dequeue(struct gmb *vb)
+struct page *gmb_chunk_dequeue(struct gmb *vb, bool strays_only)
 {
 	struct balloon_dev_info *b = &vb->b_dev_info;
 	struct page *page, *found = NULL;
@@ -186,6 +199,8 @@ struct page *gmb_chunk_dequeue(struct gmb *vb)
 	spin_lock_irqsave(&b->pages_lock, flags);
 	list_for_each_entry(page, &b->pages, lru) {
 		/* Locked: compaction is looking at it; take another. */
+		if (strays_only && gmb_in_complete_block(vb, page))
+			continue;
 		if (!trylock_page(page))
 			continue;
 		if (gmb_in_complete_block(vb, page))

@@ -3,7 +3,9 @@
  * Debugfs: /sys/kernel/debug/guestmm_balloon/
  *
  * One read-only (0400, root) file per counter, plus "state", which prints
- * the current balloon state and all counters as "name value" lines.
+ * the current balloon state and all counters as "name value" lines,
+ * "blocks" (chunk mode), and the write-only "defrag": writing N completes
+ * up to N blocks now (defrag.c).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -40,6 +42,10 @@ static const char * const gmb_counter_names[GMB_NR_COUNTERS] = {
 	[GMB_C_REINFLATE_WAITS]	= "reinflate_waits",
 	[GMB_C_REINFLATIONS]	= "reinflations",
 	[GMB_C_REPORTS_HELD]	= "reports_held",
+	[GMB_C_DEFRAG_RUNS]	= "defrag_runs",
+	[GMB_C_DEFRAG_BLOCKS]	= "defrag_blocks",
+	[GMB_C_DEFRAG_MOVED]	= "defrag_pages_moved",
+	[GMB_C_DEFRAG_FAILED]	= "defrag_failed",
 };
 
 static int gmb_counter_get(void *data, u64 *val)
@@ -101,6 +107,21 @@ static int gmb_blocks_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(gmb_blocks);
 
+/* Blocks one write to "defrag" may ask for; a run with no time budget. */
+#define GMB_DEFRAG_WRITE_MAX	(1U << 20)
+
+static int gmb_defrag_set(void *data, u64 val)
+{
+	struct gmb *vb = data;
+	int ret;
+
+	if (!val || val > GMB_DEFRAG_WRITE_MAX)
+		return -EINVAL;
+	ret = gmb_defrag(vb, val, 0);
+	return ret < 0 ? ret : 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(gmb_defrag_fops, NULL, gmb_defrag_set, "%llu\n");
+
 void gmb_debugfs_init(struct gmb *vb)
 {
 	struct dentry *dir;
@@ -110,6 +131,7 @@ void gmb_debugfs_init(struct gmb *vb)
 	vb->debugfs_dir = dir;
 	debugfs_create_file("state", 0400, dir, vb, &gmb_state_fops);
 	debugfs_create_file("blocks", 0400, dir, vb, &gmb_blocks_fops);
+	debugfs_create_file_unsafe("defrag", 0200, dir, vb, &gmb_defrag_fops);
 	for (i = 0; i < GMB_NR_COUNTERS; i++)
 		debugfs_create_file_unsafe(gmb_counter_names[i], 0400, dir,
 					   &vb->counters[i], &gmb_counter_fops);

@@ -55,6 +55,12 @@
 #define GMB_BACKOFF_MIN_MS	2000	/* re-inflation waits after an episode */
 #define GMB_BACKOFF_MAX_MS	60000
 
+/* Balloon defrag (defrag.c). */
+#define GMB_DEFRAG_INTERVAL_MAX_MS	3600000
+#define GMB_DEFRAG_BUDGET_DEFAULT_MS	20
+#define GMB_DEFRAG_BUDGET_MAX_MS	10000
+#define GMB_DEFRAG_MIN_DEFAULT		256
+
 /* Virtqueue order is fixed by the device: absent queues are skipped. */
 enum gmb_vq {
 	GMB_VQ_INFLATE,
@@ -87,8 +93,7 @@ enum gmb_counter {
 	GMB_C_CHUNK_FALLBACK,	/* no free 2 MiB block: fell back to 4 KiB */
 	GMB_C_CHUNK_BROKEN,	/* complete blocks broken up by deflation */
 	GMB_C_MIGRATE_REFUSED,	/* isolations refused: page of a complete block */
-	GMB_C_MIGRATE_CONTIG,	/* complete-block pages let go to offlining or
-				 * alloc_contig_range() */
+	GMB_C_MIGRATE_CONTIG,	/* complete-block pages offlining took */
 	GMB_C_TOLD_IN,		/* balloon pages the host was told to take */
 	GMB_C_TOLD_OUT,		/* balloon pages the host was told to give back */
 	GMB_C_MIG_FLUSHES,	/* batches of queued migrations sent */
@@ -97,6 +102,10 @@ enum gmb_counter {
 	GMB_C_REINFLATE_WAITS,	/* inflations held back after an OOM episode */
 	GMB_C_REINFLATIONS,	/* times inflation resumed after an episode */
 	GMB_C_REPORTS_HELD,	/* report calls refused to honour report_delay_ms */
+	GMB_C_DEFRAG_RUNS,	/* defrag runs (defrag.c) */
+	GMB_C_DEFRAG_BLOCKS,	/* blocks defrag completed */
+	GMB_C_DEFRAG_MOVED,	/* pages those blocks held in use (ours too) */
+	GMB_C_DEFRAG_FAILED,	/* blocks alloc_contig_range() could not take */
 	GMB_NR_COUNTERS
 };
 
@@ -201,6 +210,14 @@ struct gmb {
 	unsigned long report_last;	/* jiffies of the last report call */
 	unsigned long report_hold_until;	/* report_delay_ms (report.c) */
 
+	/*
+	 * Balloon defrag (defrag.c): defrag_lock serialises runs and guards
+	 * defrag_skip, the blocks that failed since the last full pass.
+	 */
+	struct mutex defrag_lock;
+	unsigned long *defrag_skip;
+	struct delayed_work defrag_work;
+
 	struct dentry *debugfs_dir;
 	atomic64_t counters[GMB_NR_COUNTERS];
 };
@@ -214,6 +231,9 @@ extern int gmb_param_floor_mb;
 extern unsigned int gmb_param_chunk_order;
 extern unsigned int gmb_param_migrate_batch;
 extern unsigned int gmb_param_report_delay_ms;
+extern unsigned int gmb_param_defrag_interval_ms;
+extern unsigned int gmb_param_defrag_budget_ms;
+extern unsigned int gmb_param_defrag_min_pages;
 
 static inline void gmb_count(struct gmb *vb, enum gmb_counter c, long n)
 {
@@ -238,6 +258,8 @@ void gmb_send_pfns(struct gmb *vb, struct virtqueue *vq,
 void gmb_tell_host(struct gmb *vb, struct virtqueue *vq);
 void gmb_set_page_pfns(struct gmb *vb, __virtio32 pfns[], struct page *page);
 unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff);
+void gmb_add_block(struct gmb *vb, struct page *head);
+unsigned int __gmb_leak(struct gmb *vb, unsigned int num, bool strays_only);
 unsigned int gmb_leak(struct gmb *vb, unsigned int num);
 void gmb_leak_all(struct gmb *vb);
 
@@ -254,10 +276,18 @@ int gmb_chunk_init(struct gmb *vb);
 void gmb_chunk_exit(struct gmb *vb);
 void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head);
 void gmb_chunk_enqueue(struct gmb *vb, struct page *page);
-struct page *gmb_chunk_dequeue(struct gmb *vb);
+struct page *gmb_chunk_dequeue(struct gmb *vb, bool strays_only);
+unsigned int gmb_chunk_count(struct gmb *vb, unsigned long blk);
 void gmb_chunk_track(struct gmb *vb, struct page *page, int delta);
 unsigned long gmb_chunk_stray_pages(struct gmb *vb);
 void gmb_chunk_show_blocks(struct gmb *vb, struct seq_file *m);
+
+/* defrag.c */
+int gmb_defrag_init(struct gmb *vb);
+void gmb_defrag_start(struct gmb *vb);
+void gmb_defrag_schedule(struct gmb *vb, unsigned long delay);
+int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms);
+void gmb_defrag_exit(struct gmb *vb);
 
 /* stats.c */
 void gmb_stats_request(struct virtqueue *vq);

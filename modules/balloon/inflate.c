@@ -149,14 +149,17 @@ static struct page *gmb_page_alloc(struct gmb *vb)
 	return alloc_page(gmb_gfp(vb));
 }
 
-/* Take one page out of the balloon, or NULL.  Called with balloon_lock. */
-static struct page *gmb_dequeue(struct gmb *vb)
+/*
+ * Take one page out of the balloon, or NULL.  @strays_only: never a page
+ * of a complete block (movable chunk mode).  Called with balloon_lock.
+ */
+static struct page *gmb_dequeue(struct gmb *vb, bool strays_only)
 {
 	struct page *page;
 
 	if (vb->movable) {
 		if (vb->chunk_order)
-			return gmb_chunk_dequeue(vb);
+			return gmb_chunk_dequeue(vb, strays_only);
 		return balloon_page_dequeue(&vb->b_dev_info);
 	}
 
@@ -169,6 +172,37 @@ static struct page *gmb_dequeue(struct gmb *vb)
 	__ClearPageOffline(page);
 	count_vm_event(BALLOON_DEFLATE);
 	return page;
+}
+
+/*
+ * A whole block of 1 << chunk_order order-0 pages, each holding one
+ * reference (ours), enters the balloon and goes to the host in one
+ * buffer.  Called with balloon_lock.
+ */
+void gmb_add_block(struct gmb *vb, struct page *head)
+{
+	unsigned int i, n = 1U << vb->chunk_order;
+	struct page *page;
+
+	lockdep_assert_held(&vb->balloon_lock);
+	if (vb->movable) {
+		gmb_chunk_enqueue_block(vb, head);
+	} else {
+		for (i = 0; i < n; i++)
+			gmb_enqueue(vb, nth_page(head, i), true);
+	}
+	for (i = 0; i < n; i++) {
+		page = nth_page(head, i);
+		gmb_set_page_pfns(vb, vb->pfns + i * GMB_PAGES_PER_PAGE, page);
+		if (vb->adjust_managed)
+			adjust_managed_page_count(page, -1);
+	}
+	vb->num_pfns = n * GMB_PAGES_PER_PAGE;
+	vb->num_pages += vb->num_pfns;
+	gmb_tell_host(vb, vb->inflate_vq);
+	gmb_count(vb, GMB_C_INFLATED, n);
+	trace_guestmm_balloon_inflate(vb->num_pfns, page_to_pfn(head),
+				      vb->num_pages, vb->target);
 }
 
 /*
@@ -186,8 +220,7 @@ static struct page *gmb_dequeue(struct gmb *vb)
  */
 static unsigned int gmb_fill_block(struct gmb *vb)
 {
-	unsigned int i, n = 1U << vb->chunk_order;
-	struct page *head, *page;
+	struct page *head;
 
 	head = alloc_pages(gmb_gfp(vb) & ~__GFP_RECLAIM, vb->chunk_order);
 	if (!head) {
@@ -198,28 +231,11 @@ static unsigned int gmb_fill_block(struct gmb *vb)
 	split_page(head, vb->chunk_order);
 
 	mutex_lock(&vb->balloon_lock);
-	if (vb->movable) {
-		gmb_chunk_enqueue_block(vb, head);
-	} else {
-		for (i = 0; i < n; i++)
-			gmb_enqueue(vb, nth_page(head, i), true);
-	}
-	for (i = 0; i < n; i++) {
-		page = nth_page(head, i);
-		gmb_set_page_pfns(vb, vb->pfns + i * GMB_PAGES_PER_PAGE, page);
-		if (vb->adjust_managed)
-			adjust_managed_page_count(page, -1);
-	}
-	vb->num_pfns = n * GMB_PAGES_PER_PAGE;
-	vb->num_pages += vb->num_pfns;
-	gmb_tell_host(vb, vb->inflate_vq);
-	gmb_count(vb, GMB_C_INFLATED, n);
+	gmb_add_block(vb, head);
 	gmb_count(vb, GMB_C_CHUNK_BLOCKS, 1);
-	trace_guestmm_balloon_inflate(vb->num_pfns, page_to_pfn(head),
-				      vb->num_pages, vb->target);
 	mutex_unlock(&vb->balloon_lock);
 
-	return n * GMB_PAGES_PER_PAGE;
+	return GMB_PAGES_PER_PAGE << vb->chunk_order;
 }
 
 /**
@@ -290,9 +306,10 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
 }
 
 /**
- * gmb_leak - deflate the balloon by up to one batch
+ * __gmb_leak - deflate the balloon by up to one batch, with balloon_lock
  * @vb: the balloon
  * @num: balloon pages to give back
+ * @strays_only: give back no page of a complete block
  *
  * The host is told before the pages are freed, as MUST_TELL_HOST requires.
  * May return 0 while pages remain if all of them are isolated for
@@ -300,18 +317,18 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
  *
  * Return: number of balloon pages given back.
  */
-unsigned int gmb_leak(struct gmb *vb, unsigned int num)
+unsigned int __gmb_leak(struct gmb *vb, unsigned int num, bool strays_only)
 {
 	unsigned long first_pfn = 0;
 	struct page *page, *next;
 	unsigned int done;
 	LIST_HEAD(pages);
 
-	mutex_lock(&vb->balloon_lock);
+	lockdep_assert_held(&vb->balloon_lock);
 	num = gmb_batch(vb, min(num, vb->num_pages));
 	for (vb->num_pfns = 0; vb->num_pfns < num;
 	     vb->num_pfns += GMB_PAGES_PER_PAGE) {
-		page = gmb_dequeue(vb);
+		page = gmb_dequeue(vb, strays_only);
 		if (!page)
 			break;
 		if (!vb->num_pfns)
@@ -335,8 +352,17 @@ unsigned int gmb_leak(struct gmb *vb, unsigned int num)
 		trace_guestmm_balloon_deflate(done, first_pfn, vb->num_pages,
 					      vb->target);
 	}
-	mutex_unlock(&vb->balloon_lock);
+	return done;
+}
 
+/* __gmb_leak() for the host's target: any page, strays first. */
+unsigned int gmb_leak(struct gmb *vb, unsigned int num)
+{
+	unsigned int done;
+
+	mutex_lock(&vb->balloon_lock);
+	done = __gmb_leak(vb, num, false);
+	mutex_unlock(&vb->balloon_lock);
 	return done;
 }
 

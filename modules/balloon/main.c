@@ -39,6 +39,15 @@ int gmb_param_floor_mb = GMB_FLOOR_AUTO;
 unsigned int gmb_param_chunk_order;
 unsigned int gmb_param_migrate_batch = GMB_MIG_BATCH_DEFAULT;
 unsigned int gmb_param_report_delay_ms;
+unsigned int gmb_param_defrag_interval_ms;
+unsigned int gmb_param_defrag_budget_ms = GMB_DEFRAG_BUDGET_DEFAULT_MS;
+unsigned int gmb_param_defrag_min_pages = GMB_DEFRAG_MIN_DEFAULT;
+
+/*
+ * "'%.*s'" arguments for a parameter value in an error message: without
+ * the newline that a sysfs write carries.
+ */
+#define GMB_VAL(val)	(int)strcspn((val) ? (val) : "", "\n"), (val) ? (val) : ""
 
 static int gmb_param_set_bool(const char *val, const struct kernel_param *kp)
 {
@@ -50,8 +59,8 @@ static int gmb_param_set_bool(const char *val, const struct kernel_param *kp)
 		return 0;
 	}
 	if (kstrtobool(val, &v)) {
-		pr_err("invalid value '%s' for parameter '%s': expected 0 or 1\n",
-		       val, kp->name);
+		pr_err("invalid value '%.*s' for parameter '%s': expected 0 or 1\n",
+		       GMB_VAL(val), kp->name);
 		return -EINVAL;
 	}
 	*(bool *)kp->arg = v;
@@ -76,8 +85,8 @@ static int gmb_param_set_uint(const char *val, const struct kernel_param *kp)
 	unsigned int v;
 
 	if (!val || kstrtouint(val, 0, &v) || v < p->min || v > p->max) {
-		pr_err("invalid value '%s' for parameter '%s': expected an integer from %u to %u\n",
-		       val ? val : "", kp->name, p->min, p->max);
+		pr_err("invalid value '%.*s' for parameter '%s': expected an integer from %u to %u\n",
+		       GMB_VAL(val), kp->name, p->min, p->max);
 		return -EINVAL;
 	}
 	WRITE_ONCE(*p->val, v);
@@ -109,8 +118,8 @@ static int gmb_param_set_floor(const char *val, const struct kernel_param *kp)
 
 	if (!val || kstrtoint(val, 0, &v) || v < GMB_FLOOR_AUTO ||
 	    v > GMB_FLOOR_MAX_MB) {
-		pr_err("invalid value '%s' for parameter '%s': expected -1 (auto), 0 (none) or MiB up to %d\n",
-		       val ? val : "", kp->name, GMB_FLOOR_MAX_MB);
+		pr_err("invalid value '%.*s' for parameter '%s': expected -1 (auto), 0 (none) or MiB up to %d\n",
+		       GMB_VAL(val), kp->name, GMB_FLOOR_MAX_MB);
 		return -EINVAL;
 	}
 	WRITE_ONCE(*(int *)kp->arg, v);
@@ -134,8 +143,8 @@ static int gmb_param_set_chunk(const char *val, const struct kernel_param *kp)
 	if (!val || kstrtouint(val, 0, &v) ||
 	    (v && (v != pageblock_order ||
 		   (GMB_PAGES_PER_PAGE << v) > GMB_PFNS_MAX))) {
-		pr_err("invalid value '%s' for parameter '%s': expected 0 or %u (pageblock_order)\n",
-		       val ? val : "", kp->name, (unsigned int)pageblock_order);
+		pr_err("invalid value '%.*s' for parameter '%s': expected 0 or %u (pageblock_order)\n",
+		       GMB_VAL(val), kp->name, (unsigned int)pageblock_order);
 		return -EINVAL;
 	}
 	WRITE_ONCE(*(unsigned int *)kp->arg, v);
@@ -179,6 +188,44 @@ MODULE_PARM_DESC(report_order,
 
 /* Only one balloon device is supported (QEMU allows only one per VM). */
 static atomic_t gmb_bound = ATOMIC_INIT(0);
+/* The bound device, for parameters that act at once; under gmb_dev_lock. */
+static DEFINE_MUTEX(gmb_dev_lock);
+static struct gmb *gmb_dev;
+
+/* defrag_interval_ms: a new value takes effect now, not after the old. */
+static int gmb_param_set_defrag(const char *val, const struct kernel_param *kp)
+{
+	int err = gmb_param_set_uint(val, kp);
+
+	if (err)
+		return err;
+	mutex_lock(&gmb_dev_lock);
+	if (gmb_dev)
+		gmb_defrag_schedule(gmb_dev, 0);
+	mutex_unlock(&gmb_dev_lock);
+	return 0;
+}
+
+static const struct kernel_param_ops gmb_defrag_ops = {
+	.set = gmb_param_set_defrag,
+	.get = gmb_param_get_uint,
+};
+
+static struct gmb_uint_param gmb_range_defrag_interval_ms = {
+	&gmb_param_defrag_interval_ms, 0, GMB_DEFRAG_INTERVAL_MAX_MS
+};
+module_param_cb(defrag_interval_ms, &gmb_defrag_ops,
+		&gmb_range_defrag_interval_ms, 0644);
+MODULE_PARM_DESC(defrag_interval_ms,
+		 "Balloon defrag in the background every this many ms (0 = off, default; up to 3600000). Needs chunk_order and movable=1.");
+GMB_UINT_PARAM(defrag_budget_ms, gmb_param_defrag_budget_ms, 1,
+	       GMB_DEFRAG_BUDGET_MAX_MS, 0644);
+MODULE_PARM_DESC(defrag_budget_ms,
+		 "Time one background defrag run may take (1-10000 ms, default 20)");
+GMB_UINT_PARAM(defrag_min_pages, gmb_param_defrag_min_pages, 1,
+	       GMB_PFNS_MAX - 1, 0644);
+MODULE_PARM_DESC(defrag_min_pages,
+		 "Defrag completes only blocks already holding this many balloon pages (1-511, default 256): the rest of the block is migrated");
 
 /* ---- host target ---- */
 
@@ -280,8 +327,11 @@ static void gmb_size_work(struct work_struct *work)
 		if (!done)
 			delay = 1;
 	}
-	if (done == abs(diff) && !puff)
-		return;
+	/*
+	 * Requeue even when this batch reached the target: the next run
+	 * returns at once if it holds, and corrects a diff read while a
+	 * defrag run had the balloon one block over (defrag.c).
+	 */
 	gmb_queue_size_work(vb, delay);
 }
 
@@ -442,6 +492,9 @@ static int gmb_probe(struct virtio_device *vdev)
 	err = gmb_chunk_init(vb);
 	if (err)
 		goto out_free;
+	err = gmb_defrag_init(vb);
+	if (err)
+		goto out_free;
 
 	err = gmb_init_vqs(vb);
 	if (err)
@@ -470,6 +523,10 @@ static int gmb_probe(struct virtio_device *vdev)
 
 	if (gmb_towards_target(vb))
 		gmb_config_changed(vdev);
+	gmb_defrag_start(vb);
+	mutex_lock(&gmb_dev_lock);
+	gmb_dev = vb;
+	mutex_unlock(&gmb_dev_lock);
 	return 0;
 
 out_hint:
@@ -478,6 +535,7 @@ out_del_vqs:
 	virtio_reset_device(vdev);
 	vdev->config->del_vqs(vdev);
 out_free:
+	gmb_defrag_exit(vb);
 	gmb_chunk_exit(vb);
 	kfree(vb);
 	vdev->priv = NULL;
@@ -504,6 +562,7 @@ static void gmb_stop_updates(struct gmb *vb)
 	vb->stop_update = true;
 	spin_unlock_irq(&vb->stop_update_lock);
 	cancel_delayed_work_sync(&vb->size_work);
+	cancel_delayed_work_sync(&vb->defrag_work);
 	cancel_work_sync(&vb->stats_work);
 }
 
@@ -512,6 +571,9 @@ static void gmb_remove(struct virtio_device *vdev)
 	struct gmb *vb = vdev->priv;
 	unsigned int had = vb->num_pages;
 
+	mutex_lock(&gmb_dev_lock);
+	gmb_dev = NULL;
+	mutex_unlock(&gmb_dev_lock);
 	gmb_debugfs_exit(vb);
 	gmb_reporting_stop(vb);
 	gmb_oom_unregister(vb);
@@ -521,6 +583,7 @@ static void gmb_remove(struct virtio_device *vdev)
 	gmb_remove_common(vb);
 	dev_info(&vdev->dev, "unbound; returned %u balloon pages\n", had);
 
+	gmb_defrag_exit(vb);
 	gmb_chunk_exit(vb);
 	kfree(vb);
 	atomic_set(&gmb_bound, 0);

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Balloon defrag (chunk_order > 0, movable=1): turn strays into complete
+ * blocks on purpose.
+ *
+ * Compaction gathers balloon strays into whole blocks only where its two
+ * scanners happen to meet (docs/balloon.md, "Where compaction reaches").
+ * Defrag does it directly.  It picks the incomplete block that holds the
+ * most balloon pages and asks alloc_contig_range() for all of it: the
+ * kernel migrates the block's other movable pages out, our own strays in
+ * it with them (their pageblock is MIGRATE_ISOLATE, so gmb_chunk_isolate()
+ * lets them go), and hands the whole range over as order-0 pages.  Then,
+ * under balloon_lock, the block enters the balloon as one 512-PFN inflate
+ * and as many strays leave in one deflate: the balloon's size does not
+ * change, it holds one more complete block and 512 fewer strays.
+ *
+ * Why alloc_contig_range(): it is the kernel's own "empty this range"
+ * (CMA, gigantic pages, virtio-mem), with isolation, migration, retries
+ * and the free-page bookkeeping done right.  Cost per block: the in-use
+ * pages it held are migrated (defrag_min_pages bounds that), plus three
+ * host messages.
+ *
+ * Runs: a debugfs write ("defrag": complete up to N blocks now) or, with
+ * defrag_interval_ms > 0, defrag_work every interval, each run stopping
+ * after defrag_budget_ms.  A block that failed is skipped until a run
+ * finds nothing else to try.
+ */
+#include <linux/gfp.h>
+#include <linux/ktime.h>
+#include <linux/memory_hotplug.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/slab.h>
+
+#include "guestmm_balloon.h"
+
+static unsigned int gmb_defrag_blk_pages(struct gmb *vb)
+{
+	return 1U << vb->chunk_order;
+}
+
+/* A block alloc_contig_range() may be asked for: online, in one zone. */
+static bool gmb_defrag_block_ok(struct gmb *vb, unsigned long blk)
+{
+	unsigned long pfn = blk << vb->chunk_order;
+	struct page *first = pfn_to_online_page(pfn);
+	struct page *last = pfn_to_online_page(pfn + gmb_defrag_blk_pages(vb) - 1);
+
+	return first && last && page_zone(first) == page_zone(last);
+}
+
+/*
+ * The incomplete block with the most balloon pages, at least
+ * defrag_min_pages, that has not failed since the last full pass; or
+ * ULONG_MAX.  Caller holds defrag_lock.
+ */
+static unsigned long gmb_defrag_pick(struct gmb *vb)
+{
+	unsigned int full = gmb_defrag_blk_pages(vb);
+	unsigned int min = READ_ONCE(gmb_param_defrag_min_pages);
+	unsigned long blk, best = ULONG_MAX;
+	unsigned int count, best_count = 0;
+	bool skipped = false;
+
+	lockdep_assert_held(&vb->defrag_lock);
+	for (blk = 0; blk < vb->nr_blks; blk++) {
+		count = gmb_chunk_count(vb, blk);
+		if (count < min || count >= full || count <= best_count)
+			continue;
+		if (test_bit(blk, vb->defrag_skip)) {
+			skipped = true;
+			continue;
+		}
+		if (!gmb_defrag_block_ok(vb, blk))
+			continue;
+		best = blk;
+		best_count = count;
+	}
+	/* Nothing new to try: the failed ones get another chance next run. */
+	if (best == ULONG_MAX && skipped)
+		bitmap_zero(vb->defrag_skip, vb->nr_blks);
+	return best;
+}
+
+/* Pages of the block in use by others or by us: what must migrate. */
+static unsigned int gmb_defrag_in_use(struct gmb *vb, unsigned long pfn)
+{
+	unsigned long end = pfn + gmb_defrag_blk_pages(vb);
+	unsigned int used = 0, order;
+	struct page *page;
+
+	while (pfn < end) {
+		page = pfn_to_page(pfn);
+		/* A racy peek, as compaction's: only an estimate. */
+		if (PageBuddy(page)) {
+			order = READ_ONCE(page_private(page));
+			if (order <= GMM_MAX_PAGE_ORDER) {
+				pfn += 1UL << order;
+				continue;
+			}
+		}
+		used++;
+		pfn++;
+	}
+	return used;
+}
+
+/*
+ * Complete block @blk.  Returns 0, or the error of alloc_contig_range()
+ * (the block stays as it was; the kernel put every page it moved back).
+ * Caller holds defrag_lock, not balloon_lock: migrating our own strays
+ * takes balloon_lock (gmb_migrate_begin()).
+ */
+static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
+{
+	unsigned int n = gmb_defrag_blk_pages(vb);
+	unsigned long pfn = blk << vb->chunk_order;
+	unsigned int used = gmb_defrag_in_use(vb, pfn);
+	int err;
+
+	err = alloc_contig_range(pfn, pfn + n, MIGRATE_MOVABLE,
+				 GFP_KERNEL | __GFP_NOWARN);
+	if (err)
+		return err;
+
+	/*
+	 * Strays that left the block may still be queued as deflated frames:
+	 * gmb_tell_host() sends those before the block's inflate.
+	 */
+	mutex_lock(&vb->balloon_lock);
+	gmb_add_block(vb, pfn_to_page(pfn));
+	__gmb_leak(vb, n * GMB_PAGES_PER_PAGE, true);
+	mutex_unlock(&vb->balloon_lock);
+
+	gmb_count(vb, GMB_C_DEFRAG_BLOCKS, 1);
+	gmb_count(vb, GMB_C_DEFRAG_MOVED, used);
+	return 0;
+}
+
+/**
+ * gmb_defrag - complete up to @max_blocks blocks
+ * @vb: the balloon
+ * @max_blocks: blocks to complete at most
+ * @budget_ms: stop after this long (0: no limit)
+ *
+ * Stops early when there are too few strays to give back for a block,
+ * no block qualifies, or the device is going away.
+ *
+ * Return: blocks completed, or -EOPNOTSUPP if the balloon has no chunks
+ * or its pages are pinned.
+ */
+int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
+{
+	unsigned int n = gmb_defrag_blk_pages(vb), done = 0;
+	ktime_t end = ktime_add_ms(ktime_get(), budget_ms);
+	unsigned long blk;
+
+	if (!vb->chunk_order || !vb->movable)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&vb->defrag_lock);
+	gmb_count(vb, GMB_C_DEFRAG_RUNS, 1);
+	while (done < max_blocks && !READ_ONCE(vb->stop_update)) {
+		if (budget_ms && ktime_after(ktime_get(), end))
+			break;
+		if (gmb_chunk_stray_pages(vb) < n)
+			break;
+		blk = gmb_defrag_pick(vb);
+		if (blk == ULONG_MAX)
+			break;
+		if (gmb_defrag_block(vb, blk)) {
+			set_bit(blk, vb->defrag_skip);
+			gmb_count(vb, GMB_C_DEFRAG_FAILED, 1);
+		} else {
+			done++;
+		}
+		cond_resched();
+	}
+	mutex_unlock(&vb->defrag_lock);
+	return done;
+}
+
+/* Queue the background run after @delay, unless the device is stopping. */
+void gmb_defrag_schedule(struct gmb *vb, unsigned long delay)
+{
+	unsigned long flags;
+
+	if (!vb->defrag_skip)
+		return;
+	spin_lock_irqsave(&vb->stop_update_lock, flags);
+	if (!vb->stop_update)
+		mod_delayed_work(system_freezable_wq, &vb->defrag_work, delay);
+	spin_unlock_irqrestore(&vb->stop_update_lock, flags);
+}
+
+static void gmb_defrag_work(struct work_struct *work)
+{
+	struct gmb *vb = container_of(to_delayed_work(work), struct gmb,
+				      defrag_work);
+	unsigned int interval = READ_ONCE(gmb_param_defrag_interval_ms);
+
+	if (!interval)
+		return;
+	gmb_defrag(vb, UINT_MAX, READ_ONCE(gmb_param_defrag_budget_ms));
+	gmb_defrag_schedule(vb, msecs_to_jiffies(interval));
+}
+
+int gmb_defrag_init(struct gmb *vb)
+{
+	mutex_init(&vb->defrag_lock);
+	INIT_DELAYED_WORK(&vb->defrag_work, gmb_defrag_work);
+	if (!vb->chunk_order || !vb->movable)
+		return 0;
+	vb->defrag_skip = bitmap_zalloc(vb->nr_blks, GFP_KERNEL);
+	if (!vb->defrag_skip)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Start background runs if defrag_interval_ms asks for them. */
+void gmb_defrag_start(struct gmb *vb)
+{
+	unsigned int interval = READ_ONCE(gmb_param_defrag_interval_ms);
+
+	if (interval)
+		gmb_defrag_schedule(vb, msecs_to_jiffies(interval));
+}
+
+/* After gmb_stop_updates(): no run is queued or running. */
+void gmb_defrag_exit(struct gmb *vb)
+{
+	bitmap_free(vb->defrag_skip);
+	vb->defrag_skip = NULL;
+}

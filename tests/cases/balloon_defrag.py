@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: GPL-2.0
+"""guestmm_balloon defrag (chunk_order=9): after a scattered inflate, a
+write to debugfs defrag turns strays into complete 2 MiB blocks with
+alloc_contig_range(), one 512-PFN inflate and one 512-PFN deflate each,
+and the balloon keeps its size exactly; the background mode
+(defrag_interval_ms) completes more and stops when set to 0; bad writes
+are refused and change nothing."""
+import time
+
+from balloonlib import DBG, MIB, state
+
+import workloads
+
+GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
+KERNELS = ("6.1", "6.12")
+TIMEOUT = 900
+
+P = "/sys/module/guestmm_balloon/parameters"
+INFLATE_MIB = 256
+FRAG_MIB = 800
+ASK = 16
+
+
+def blocks(g):
+    res = {}
+    for line in g.sh("cat %s/blocks" % DBG).splitlines():
+        pfn, n = line.split()
+        res[int(pfn, 16)] = int(n)
+    return res
+
+
+def refused(g, cmd):
+    """Run a write that must fail; return its error text."""
+    out = g.sh("(%s) 2>&1; echo rc=$?" % cmd)
+    assert "rc=0" not in out, (cmd, out)
+    return out.strip().replace("\n", " ")
+
+
+def run(g):
+    g.sh("modprobe guestmm_balloon chunk_order=9 defrag_min_pages=128")
+    target = workloads.scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
+    st0, b0 = state(g), blocks(g)
+    print("KEY defrag before complete_blocks=%d stray_pages=%d "
+          "stray_blocks=%d fullest_stray_block=%d" % (
+              st0["complete_blocks"], st0["stray_pages"],
+              sum(1 for n in b0.values() if n < 512),
+              max(n for n in b0.values() if n < 512)))
+    assert st0["stray_pages"] >= 2 * ASK * 512, st0
+
+    # Bad input: refused with a reason, nothing changes.
+    for cmd, why in (("echo 0 > %s/defrag" % DBG, "Invalid argument"),
+                     ("echo lots > %s/defrag" % DBG, "Invalid argument"),
+                     ("echo -1 > %s/defrag_interval_ms" % P, "Invalid"),
+                     ("echo 0 > %s/defrag_budget_ms" % P, "Invalid"),
+                     ("echo 512 > %s/defrag_min_pages" % P, "Invalid")):
+        err = refused(g, cmd)
+        assert why in err, (cmd, err)
+    assert "invalid value '-1' for parameter 'defrag_interval_ms'" in \
+        g.sh("dmesg | tail -5")
+    st = state(g)
+    assert st["defrag_runs"] == 0 and st["num_pages"] == st0["num_pages"]
+
+    t0 = time.monotonic()
+    g.sh("echo %d > %s/defrag" % (ASK, DBG), timeout=300)
+    secs = time.monotonic() - t0
+    st1, b1 = state(g), blocks(g)
+    done = st1["defrag_blocks"]
+    print("KEY defrag ask=%d blocks=%d failed=%d pages_moved=%d seconds=%.1f "
+          "complete_blocks=%d->%d stray_pages=%d->%d host_msgs_inflate=+%d "
+          "host_msgs_deflate=+%d migrated=+%d" % (
+              ASK, done, st1["defrag_failed"], st1["defrag_pages_moved"],
+              secs, st0["complete_blocks"], st1["complete_blocks"],
+              st0["stray_pages"], st1["stray_pages"],
+              st1["host_msgs_inflate"] - st0["host_msgs_inflate"],
+              st1["host_msgs_deflate"] - st0["host_msgs_deflate"],
+              st1["migrated"] - st0["migrated"]))
+    # Most blocks qualify; one may hold an unmovable page now and then.
+    assert done >= ASK // 2 and done <= ASK, st1
+    assert st1["defrag_runs"] == 1
+    # Size kept: the host and the driver agree, to the page.
+    assert st1["num_pages"] == st0["num_pages"], (st0, st1)
+    assert g.query_balloon() == target
+    # Each completed block is one more complete block, 512 fewer strays
+    # (a stray migrated into a nearly full block may complete one more).
+    assert st1["complete_blocks"] >= st0["complete_blocks"] + done, st1
+    assert st1["stray_pages"] <= st0["stray_pages"] - 512 * done, st1
+    new = [p for p, n in b1.items() if n == 512 and b0.get(p, 0) < 512]
+    assert len(new) >= done, (new, done)
+    # The block went to the host in one inflate message, the strays in
+    # one deflate: no more messages than that besides migrations.
+    assert st1["host_told_in_pages"] - st0["host_told_in_pages"] >= \
+        512 * done
+
+    # Background: runs come and complete blocks, then stop when set to 0.
+    g.sh("echo 50 > %s/defrag_budget_ms; echo 200 > %s/defrag_interval_ms"
+         % (P, P))
+    deadline = time.monotonic() + 120
+    while True:
+        st2 = state(g)
+        if st2["defrag_runs"] >= 4 and st2["defrag_blocks"] > done:
+            break
+        assert time.monotonic() < deadline, st2
+        time.sleep(1)
+    g.sh("echo 0 > %s/defrag_interval_ms" % P)
+    time.sleep(1)
+    runs = state(g)["defrag_runs"]
+    time.sleep(2)
+    st3 = state(g)
+    print("KEY defrag background runs=%d blocks=%d failed=%d" % (
+        st3["defrag_runs"] - 1, st3["defrag_blocks"] - done,
+        st3["defrag_failed"] - st1["defrag_failed"]))
+    assert st3["defrag_runs"] == runs, (runs, st3)
+    assert st3["num_pages"] == st0["num_pages"]
+    assert g.query_balloon() == target
+
+    # Deflate everything, then unload: nothing is left behind.
+    g.balloon(g.mem * MIB)
+    g.wait_balloon(g.mem * MIB, timeout=300)
+    g.sh("rmmod guestmm_balloon")
+
+    # Without chunks there is nothing to defrag: the write says so.
+    g.sh("modprobe guestmm_balloon")
+    err = refused(g, "echo 1 > %s/defrag" % DBG)
+    assert "not supported" in err, err
+    g.sh("rmmod guestmm_balloon")
