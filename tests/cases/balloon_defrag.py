@@ -8,6 +8,7 @@ are refused and change nothing."""
 import time
 
 from balloonlib import DBG, MIB, state
+from residency import check
 
 import workloads
 
@@ -90,6 +91,8 @@ def run(g):
     # one deflate: no more messages than that besides migrations.
     assert st1["host_told_in_pages"] - st0["host_told_in_pages"] >= \
         512 * done
+    # And the host backs none of the balloon's pages, all of the guest's.
+    check(g, "defrag")
 
     # Background: runs come and complete blocks, then stop when set to 0.
     g.sh("echo 50 > %s/defrag_budget_ms; echo 200 > %s/defrag_interval_ms"

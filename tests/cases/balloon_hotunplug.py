@@ -7,6 +7,7 @@ unplugs (QMP device_del, the guest's ACPI eject)."""
 import time
 
 from balloonlib import DBG, MIB, state
+from residency import check
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[], dimms=[512],
              append="memhp_default_state=online_movable")
@@ -90,6 +91,10 @@ def run(g):
     # The balloon holds as many pages as before, and the host agrees.
     assert st1["num_pages"] == st0["num_pages"], (st0, st1)
     assert g.query_balloon() == target
+    # The pages that left the DIMM are balloon pages in base RAM now: the
+    # host must not back them.
+    res = check(g, "offlined")
+    assert res["balloon"] == st1["num_pages"], (res, st1)
 
     # The DIMM goes: the guest ejects the offline memory.
     g.qmp.cmd("device_del", id="dimm0")

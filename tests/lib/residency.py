@@ -1,0 +1,88 @@
+"""The host's view of guest RAM: which guest page frames QEMU really backs
+(/proc/PID/pagemap of its guest RAM mapping), against what the guest says
+they are (tests/progs/kpf_bitmap, from /proc/kpageflags).  A balloon page
+must not be backed; a page the guest uses must be."""
+import struct
+import time
+
+PAGE = 4096
+
+
+def guest_ram_base(pid, ram_bytes):
+    """Start of QEMU's guest RAM mapping: its one private anonymous
+    read-write mapping of exactly the RAM size (pc.ram, memory-backend-ram).
+    Guest physical address x < RAM size is at that start + x."""
+    found = []
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            fields = line.split()
+            lo, hi = (int(x, 16) for x in fields[0].split("-"))
+            if (hi - lo == ram_bytes and fields[1] == "rw-p" and
+                    fields[4] == "0" and len(fields) == 5):
+                found.append(lo)
+    assert len(found) == 1, "guest RAM mapping of %d bytes: %r" % (
+        ram_bytes, found)
+    return found[0]
+
+
+def host_backed(pid, base, npages):
+    """Bitmap (an int, bit i = page i) of pages present or swapped out in
+    the host's page table for [base, base + npages pages)."""
+    with open("/proc/%d/pagemap" % pid, "rb") as f:
+        f.seek(base // PAGE * 8)
+        raw = f.read(npages * 8)
+    entries = struct.unpack("<%dQ" % npages, raw)
+    bm = bytearray((npages + 7) // 8)
+    for i, e in enumerate(entries):
+        if e >> 62:             # bit 63 present, bit 62 swapped
+            bm[i >> 3] |= 1 << (i & 7)
+    return int.from_bytes(bm, "little")
+
+
+def guest_bitmaps(g):
+    """(pfns, offline, used) from the guest's kpf_bitmap, as ints."""
+    res = {}
+    for line in g.sh("kpf_bitmap", timeout=120).splitlines():
+        k, _, v = line.partition(" ")
+        res[k] = v.strip()
+    as_int = lambda h: int.from_bytes(bytes.fromhex(h), "little")  # noqa: E731
+    return int(res["pfns"]), as_int(res["offline"]), as_int(res["used"])
+
+
+def pfns_of(bits, limit=8):
+    """The first `limit` set bits, as hex pfns, for messages."""
+    out, i = [], 0
+    while bits and len(out) < limit:
+        if bits & 1:
+            out.append("0x%x" % i)
+        bits >>= 1
+        i += 1
+    return out
+
+
+def check(g, label):
+    """Compare the guest's balloon and used pages with what QEMU backs.
+    Returns the counts; asserts none of the balloon pages is backed and
+    all of the used ones are."""
+    ram_pages = g.mem * (1 << 20) // PAGE
+    pid = g.proc.pid
+    base = guest_ram_base(pid, ram_pages * PAGE)
+    t0 = time.monotonic()
+    _, offline, used = guest_bitmaps(g)
+    backed = host_backed(pid, base, ram_pages)
+    mask = (1 << ram_pages) - 1
+    offline &= mask
+    used &= mask
+    bad_balloon = offline & backed
+    bad_used = used & ~backed & mask
+    res = dict(balloon=bin(offline).count("1"),
+               balloon_backed=bin(bad_balloon).count("1"),
+               used=bin(used).count("1"),
+               used_unbacked=bin(bad_used).count("1"),
+               backed=bin(backed).count("1"))
+    print("KEY residency %s %s seconds=%.1f" % (
+        label, " ".join("%s=%d" % kv for kv in sorted(res.items())),
+        time.monotonic() - t0))
+    assert not bad_balloon, (label, res, pfns_of(bad_balloon))
+    assert not bad_used, (label, res, pfns_of(bad_used))
+    return res
