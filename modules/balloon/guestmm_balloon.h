@@ -97,7 +97,7 @@ enum gmb_counter {
 	GMB_C_TOLD_IN,		/* balloon pages the host was told to take */
 	GMB_C_TOLD_OUT,		/* balloon pages the host was told to give back */
 	GMB_C_MIG_FLUSHES,	/* batches of queued migrations sent */
-	GMB_C_MIG_CANCELLED,	/* queued frames whose change undid itself */
+	GMB_C_MIG_COLLISIONS,	/* frames queued both ways: flushed first */
 	GMB_C_OOM_EPISODES,	/* OOM episodes (calls closer than 1 s are one) */
 	GMB_C_REINFLATE_WAITS,	/* inflations held back after an OOM episode */
 	GMB_C_REINFLATIONS,	/* times inflation resumed after an episode */

@@ -70,24 +70,29 @@ static void gmb_migrate_work(struct work_struct *work)
 }
 
 /*
- * Queue @page's frame for the host in direction @dir, or drop the entry
- * the other queue holds for it.  Called with balloon_lock.
+ * Queue @page's frame for the host in direction @dir.  If the other queue
+ * holds the frame already (a new frame migrated away again, or an old
+ * frame reused as a migration target, within one batch), send both queues
+ * first: the host must see the frame's changes in order, and the two
+ * messages of a flush cannot say which came first.  Dropping both entries
+ * instead would be wrong for an old frame that comes back: it may have
+ * been written in between (a migration target is zeroed under
+ * init_on_alloc), so the host backs it again and must be told to take it.
+ * Called with balloon_lock.
  */
 static void gmb_migrate_queue(struct gmb *vb, int dir, struct page *page)
 {
 	struct gmb_mig_queue *q = &vb->mig[dir], *other = &vb->mig[!dir];
 	__virtio32 first[GMB_PAGES_PER_PAGE];
-	unsigned int i, last;
+	unsigned int i;
 
 	gmb_set_page_pfns(vb, first, page);
 	for (i = 0; i < other->nr; i++) {
-		if (other->pfns[i * GMB_PAGES_PER_PAGE] != first[0])
-			continue;
-		last = --other->nr;
-		memcpy(&other->pfns[i * GMB_PAGES_PER_PAGE],
-		       &other->pfns[last * GMB_PAGES_PER_PAGE], sizeof(first));
-		gmb_count(vb, GMB_C_MIG_CANCELLED, 1);
-		return;
+		if (other->pfns[i * GMB_PAGES_PER_PAGE] == first[0]) {
+			gmb_count(vb, GMB_C_MIG_COLLISIONS, 1);
+			gmb_migrate_flush(vb);
+			break;
+		}
 	}
 	memcpy(&q->pfns[q->nr * GMB_PAGES_PER_PAGE], first, sizeof(first));
 	q->nr++;

@@ -21,7 +21,7 @@ def compact_round(g, inflate_mib):
     s1 = state(g)
     d = {k: s1[k] - s0[k] for k in ("migrated", "host_msgs_inflate",
                                      "host_msgs_deflate", "migrate_batches",
-                                     "migrate_cancelled")}
+                                     "migrate_collisions")}
     # Nothing waits in the queues, and the host has been told of exactly
     # the pages the balloon holds.
     assert s1["migrate_queued_in"] == 0 and s1["migrate_queued_out"] == 0, s1
@@ -54,9 +54,9 @@ def run(g):
     d = retry_layout(g, 256, compact_round(g, 256))
     msgs = d["host_msgs_inflate"] + d["host_msgs_deflate"]
     print("KEY balloon_migrate_batched batch=256 migrated=%d messages=%d "
-          "batches=%d cancelled=%d" % (d["migrated"], msgs,
+          "batches=%d collisions=%d" % (d["migrated"], msgs,
                                        d["migrate_batches"],
-                                       d["migrate_cancelled"]))
+                                       d["migrate_collisions"]))
     assert d["migrated"] >= 500, d
     assert d["migrate_batches"] > 0, d
     # Two messages per batch at most, against two per page for stock.
@@ -73,7 +73,7 @@ def run(g):
     print("KEY balloon_migrate_batched batch=1 migrated=%d messages=%d" %
           (d["migrated"], msgs))
     assert d["migrated"] >= 500, d
-    assert msgs == 2 * d["migrated"] and d["migrate_cancelled"] == 0, d
+    assert msgs == 2 * d["migrated"] and d["migrate_collisions"] == 0, d
 
     # Everything comes back: the host's count, MemTotal, vmstat.
     g.balloon(ram)
