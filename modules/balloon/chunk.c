@@ -32,8 +32,10 @@
  * pages move out like strays and the block is no longer complete.
  *
  * Lists: b_dev_info.pages holds all non-isolated pages.  Strays go to the
- * head, blocks to the tail, and deflation takes from the head, so strays
- * go back before any complete block is broken.
+ * head, pages of complete blocks to the tail (also a block completed by a
+ * stray inflated or migrated into it: gmb_chunk_block_to_tail()), and
+ * deflation takes from the head, so strays go back before any complete
+ * block is broken.
  *
  * Because page->mapping points at gmb_chunk_mops in this module's text,
  * every page must have left the balloon (num_pages == 0, isolated_pages ==
@@ -56,20 +58,25 @@ static inline unsigned int gmb_blk_pages(struct gmb *vb)
 	return 1U << vb->chunk_order;
 }
 
-/* Adjust a block's balloon page count.  Caller holds pages_lock. */
-static void __gmb_chunk_track(struct gmb *vb, struct page *page, int delta)
+/*
+ * Adjust a block's balloon page count.  Returns true if that made the
+ * block complete.  Caller holds pages_lock.
+ */
+static bool __gmb_chunk_track(struct gmb *vb, struct page *page, int delta)
 {
 	unsigned long i = page_to_pfn(page) >> vb->chunk_order;
 	unsigned int full = gmb_blk_pages(vb);
 
 	/* Memory hot-added after probe is not tracked: its pages stay strays. */
 	if (i >= vb->nr_blks)
-		return;
+		return false;
 	if (vb->blk_count[i] == full)
 		vb->complete_blocks--;
 	vb->blk_count[i] += delta;
-	if (vb->blk_count[i] == full)
-		vb->complete_blocks++;
+	if (vb->blk_count[i] != full)
+		return false;
+	vb->complete_blocks++;
+	return true;
 }
 
 /* Caller holds pages_lock. */
@@ -133,19 +140,64 @@ void gmb_chunk_show_blocks(struct gmb *vb, struct seq_file *m)
 
 static const struct movable_operations gmb_chunk_mops;
 
-/* Make @page a movable balloon page.  Page locked, pages_lock held. */
-static void gmb_chunk_insert(struct gmb *vb, struct page *page, bool tail)
+/*
+ * A block just became complete through a single page (a stray inflated or
+ * migrated into it): its other pages sit at the list head with the
+ * strays, so move them to the tail, where deflation reaches them last.
+ * A page we cannot lock is skipped: it is the one being inserted (locked
+ * by our caller), or one that migration or deflation holds right now,
+ * which then stays where it is.  A locked page that is not isolated is on
+ * our list: PG_isolated changes only under the page lock.  Caller holds
+ * pages_lock.
+ */
+static void gmb_chunk_block_to_tail(struct gmb *vb, struct page *page)
+{
+	unsigned long pfn = page_to_pfn(page) & ~(gmb_blk_pages(vb) - 1UL);
+	unsigned int i, n = gmb_blk_pages(vb);
+	struct page *p;
+
+	lockdep_assert_held(&vb->b_dev_info.pages_lock);
+	for (i = 0; i < n; i++) {
+		p = pfn_to_page(pfn + i);
+		if (p == page || !trylock_page(p))
+			continue;
+		if (!PageIsolated(p))
+			list_move_tail(&p->lru, &vb->b_dev_info.pages);
+		unlock_page(p);
+	}
+}
+
+/* Put @page on the list: a page of a complete block at the tail. */
+static void gmb_chunk_list_add(struct gmb *vb, struct page *page)
+{
+	if (gmb_in_complete_block(vb, page))
+		list_add_tail(&page->lru, &vb->b_dev_info.pages);
+	else
+		list_add(&page->lru, &vb->b_dev_info.pages);
+}
+
+/*
+ * Make @page a movable balloon page.  @whole_block: one of a block being
+ * enqueued whole, whose pages all go to the tail.  Page locked,
+ * pages_lock held.
+ */
+static void gmb_chunk_insert(struct gmb *vb, struct page *page,
+			     bool whole_block)
 {
 	struct balloon_dev_info *b = &vb->b_dev_info;
+	bool completed;
 
 	__SetPageOffline(page);
 	__SetPageMovable(page, &gmb_chunk_mops);
 	set_page_private(page, (unsigned long)b);
-	if (tail)
+	completed = __gmb_chunk_track(vb, page, 1);
+	if (whole_block) {
 		list_add_tail(&page->lru, &b->pages);
-	else
-		list_add(&page->lru, &b->pages);
-	__gmb_chunk_track(vb, page, 1);
+		return;
+	}
+	if (completed)
+		gmb_chunk_block_to_tail(vb, page);
+	gmb_chunk_list_add(vb, page);
 }
 
 /* A stray 4 KiB page enters the balloon.  Called with balloon_lock. */
@@ -273,7 +325,7 @@ static bool gmb_chunk_isolate(struct page *page, isolate_mode_t mode)
 	return true;
 }
 
-/* Migration failed or was abandoned: the page is a stray again. */
+/* Migration failed or was abandoned: the page goes back on the list. */
 static void gmb_chunk_putback(struct page *page)
 {
 	struct gmb *vb = gmb_of_page(page);
@@ -281,7 +333,7 @@ static void gmb_chunk_putback(struct page *page)
 	unsigned long flags;
 
 	spin_lock_irqsave(&b->pages_lock, flags);
-	list_add(&page->lru, &b->pages);
+	gmb_chunk_list_add(vb, page);
 	b->isolated_pages--;
 	spin_unlock_irqrestore(&b->pages_lock, flags);
 }

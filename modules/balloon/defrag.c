@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Balloon defrag (chunk_order > 0, movable=1): turn strays into complete
- * blocks on purpose.
+ * Whole blocks built with alloc_contig_range() (chunk_order > 0,
+ * movable=1): defrag, which turns strays into complete blocks on purpose,
+ * and gmb_make_block(), which makes a block for chunk inflation when none
+ * is free.
  *
  * Compaction gathers balloon strays into whole blocks only where its two
  * scanners happen to meet (docs/balloon.md, "Where compaction reaches").
@@ -178,6 +180,50 @@ int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
 	}
 	mutex_unlock(&vb->defrag_lock);
 	return done;
+}
+
+/*
+ * Chunk inflation in a fragmented guest (gmb_fill_block()): no free block
+ * at hand, so make one.  Scan up to GMB_MAKE_SCAN_BLOCKS blocks from a
+ * rotating cursor for one that holds no balloon page and at most
+ * chunk_make_pages pages in use, in a zone with room to spare above its
+ * high watermark, and take it with alloc_contig_range(): those pages
+ * migrate, the rest was free.  Returns the block's first page (order-0
+ * pages, each holding one reference) or NULL.  Only size_work calls it,
+ * so make_cursor needs no lock.
+ */
+struct page *gmb_make_block(struct gmb *vb)
+{
+	unsigned int n = gmb_defrag_blk_pages(vb);
+	unsigned int max_used = READ_ONCE(gmb_param_chunk_make_pages);
+	unsigned long blk, pfn, scanned;
+	struct zone *zone;
+
+	if (!max_used || !vb->defrag_skip)
+		return NULL;
+	for (scanned = 0; scanned < min(vb->nr_blks, GMB_MAKE_SCAN_BLOCKS);
+	     scanned++) {
+		blk = vb->make_cursor;
+		vb->make_cursor = (blk + 1) % vb->nr_blks;
+		pfn = blk << vb->chunk_order;
+		if (gmb_chunk_count(vb, blk) || !gmb_defrag_block_ok(vb, blk))
+			continue;
+		zone = page_zone(pfn_to_page(pfn));
+		if (zone_idx(zone) == ZONE_DMA ||
+		    zone_page_state(zone, NR_FREE_PAGES) <
+		    high_wmark_pages(zone) + 2 * n)
+			continue;
+		if (gmb_defrag_in_use(vb, pfn) > max_used)
+			continue;
+		if (alloc_contig_range(pfn, pfn + n, MIGRATE_MOVABLE,
+				       GFP_KERNEL | __GFP_NOWARN)) {
+			gmb_count(vb, GMB_C_CHUNK_MAKE_FAILED, 1);
+			continue;
+		}
+		gmb_count(vb, GMB_C_CHUNK_MADE, 1);
+		return pfn_to_page(pfn);
+	}
+	return NULL;
 }
 
 /* Queue the background run after @delay, unless the device is stopping. */

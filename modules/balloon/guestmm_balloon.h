@@ -60,6 +60,9 @@
 #define GMB_DEFRAG_BUDGET_DEFAULT_MS	20
 #define GMB_DEFRAG_BUDGET_MAX_MS	10000
 #define GMB_DEFRAG_MIN_DEFAULT		256
+/* Making a block for chunk inflation (defrag.c gmb_make_block()). */
+#define GMB_MAKE_PAGES_DEFAULT		64
+#define GMB_MAKE_SCAN_BLOCKS		64UL
 
 /* Virtqueue order is fixed by the device: absent queues are skipped. */
 enum gmb_vq {
@@ -102,6 +105,8 @@ enum gmb_counter {
 	GMB_C_REINFLATE_WAITS,	/* inflations held back after an OOM episode */
 	GMB_C_REINFLATIONS,	/* times inflation resumed after an episode */
 	GMB_C_REPORTS_HELD,	/* report calls refused to honour report_delay_ms */
+	GMB_C_CHUNK_MADE,	/* blocks made by gmb_make_block() */
+	GMB_C_CHUNK_MAKE_FAILED,	/* blocks it could not take */
 	GMB_C_DEFRAG_RUNS,	/* defrag runs (defrag.c) */
 	GMB_C_DEFRAG_BLOCKS,	/* blocks defrag completed */
 	GMB_C_DEFRAG_MOVED,	/* pages those blocks held in use (ours too) */
@@ -217,6 +222,8 @@ struct gmb {
 	struct mutex defrag_lock;
 	unsigned long *defrag_skip;
 	struct delayed_work defrag_work;
+	/* gmb_make_block()'s next block to look at; size_work only. */
+	unsigned long make_cursor;
 
 	struct dentry *debugfs_dir;
 	atomic64_t counters[GMB_NR_COUNTERS];
@@ -234,6 +241,7 @@ extern unsigned int gmb_param_report_delay_ms;
 extern unsigned int gmb_param_defrag_interval_ms;
 extern unsigned int gmb_param_defrag_budget_ms;
 extern unsigned int gmb_param_defrag_min_pages;
+extern unsigned int gmb_param_chunk_make_pages;
 
 static inline void gmb_count(struct gmb *vb, enum gmb_counter c, long n)
 {
@@ -288,6 +296,7 @@ void gmb_defrag_start(struct gmb *vb);
 void gmb_defrag_schedule(struct gmb *vb, unsigned long delay);
 int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms);
 void gmb_defrag_exit(struct gmb *vb);
+struct page *gmb_make_block(struct gmb *vb);
 
 /* stats.c */
 void gmb_stats_request(struct virtqueue *vq);

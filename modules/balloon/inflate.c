@@ -209,26 +209,33 @@ void gmb_add_block(struct gmb *vb, struct page *head)
  * Chunk mode: take one free, naturally aligned block of 1 << chunk_order
  * pages and send all of it to the host in one buffer.
  *
- * The mask has no reclaim bits at all (as vmw_balloon's 2 MiB path): the
- * balloon only takes blocks that are free already.  Reclaiming or
- * compacting to make one would evict the guest's caches to give the host
- * a huge page; when none is free we fall back to 4 KiB pages instead.
- * init_on_alloc still zeroes the block, which is what makes the host
- * back it just before discarding it (see notes, "init_on_alloc").
+ * The mask has no reclaim bits at all (as vmw_balloon's 2 MiB path):
+ * reclaiming or compacting for a block would evict the guest's caches to
+ * give the host a huge page.  When none is free, gmb_make_block() takes a
+ * block that is nearly free (at most chunk_make_pages in use, which
+ * migrate; no reclaim), and when there is none of those either we fall
+ * back to 4 KiB pages.  init_on_alloc still zeroes the block, which is
+ * what makes the host back it just before discarding it (see notes,
+ * "init_on_alloc").
  *
- * Return: balloon pages added, 0 when no block was free.
+ * Return: balloon pages added, 0 when no block could be had.
  */
 static unsigned int gmb_fill_block(struct gmb *vb)
 {
 	struct page *head;
 
 	head = alloc_pages(gmb_gfp(vb) & ~__GFP_RECLAIM, vb->chunk_order);
+	if (head) {
+		/* n order-0 pages, each with its own reference: the balloon's. */
+		split_page(head, vb->chunk_order);
+	} else {
+		/* None free: make one, within chunk_make_pages (defrag.c). */
+		head = gmb_make_block(vb);
+	}
 	if (!head) {
 		gmb_count(vb, GMB_C_CHUNK_FALLBACK, 1);
 		return 0;
 	}
-	/* n order-0 pages, each with its own reference: the balloon's. */
-	split_page(head, vb->chunk_order);
 
 	mutex_lock(&vb->balloon_lock);
 	gmb_add_block(vb, head);

@@ -42,6 +42,7 @@ unsigned int gmb_param_report_delay_ms;
 unsigned int gmb_param_defrag_interval_ms;
 unsigned int gmb_param_defrag_budget_ms = GMB_DEFRAG_BUDGET_DEFAULT_MS;
 unsigned int gmb_param_defrag_min_pages = GMB_DEFRAG_MIN_DEFAULT;
+unsigned int gmb_param_chunk_make_pages = GMB_MAKE_PAGES_DEFAULT;
 
 /*
  * "'%.*s'" arguments for a parameter value in an error message: without
@@ -224,6 +225,10 @@ MODULE_PARM_DESC(defrag_budget_ms,
 		 "Time one background defrag run may take (1-10000 ms, default 20)");
 GMB_UINT_PARAM(defrag_min_pages, gmb_param_defrag_min_pages, 1,
 	       GMB_PFNS_MAX - 1, 0644);
+GMB_UINT_PARAM(chunk_make_pages, gmb_param_chunk_make_pages, 0,
+	       GMB_PFNS_MAX - 1, 0644);
+MODULE_PARM_DESC(chunk_make_pages,
+		 "With chunk_order, when no 2 MiB block is free, make one by migrating at most this many pages out of a block (0-511, default 64; 0 = fall back to 4 KiB pages at once)");
 MODULE_PARM_DESC(defrag_min_pages,
 		 "Defrag completes only blocks already holding this many balloon pages (1-511, default 256): the rest of the block is migrated");
 

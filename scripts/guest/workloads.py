@@ -44,12 +44,13 @@ def free_huge_blocks(g):
 FRAG_KEEP_ALL = 1000000
 
 
-def frag_start(g, mib, stride=2, timeout=300):
+def frag_start(g, mib, stride=2, timeout=300, keep=False):
     """Start `frag MIB STRIDE` in the background (it faults MIB MiB in and
-    frees one page in every STRIDE) and wait until it holds its memory.
-    Its output is in /tmp/frag.out."""
-    g.sh("frag %d %d > /tmp/frag.out 2>&1 & echo $! > /tmp/frag.pid"
-         % (mib, stride))
+    frees one page in every STRIDE; with keep, keeps one in every STRIDE
+    and frees the rest) and wait until it holds its memory.  Its output is
+    in /tmp/frag.out."""
+    g.sh("frag %d %d %s> /tmp/frag.out 2>&1 & echo $! > /tmp/frag.pid"
+         % (mib, stride, "keep " if keep else ""))
     deadline = time.monotonic() + timeout
     while True:
         # One round trip: its output, and whether it still runs.

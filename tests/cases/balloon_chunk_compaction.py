@@ -123,6 +123,19 @@ def run(g):
     assert g.query_balloon() == target
     assert st2["num_pages"] == st1["num_pages"], st2
 
+    # Blocks that migrated strays completed (b2 - b0) go to the tail of
+    # the list as well: giving back every stray breaks no complete block.
+    target += st2["stray_pages"] * 4096
+    g.balloon(target)
+    g.wait_balloon(target, timeout=300)
+    st3 = state(g)
+    print("KEY balloon_chunk_compaction completed_by_strays=%d "
+          "strays_deflated=%d blocks_broken=%d" % (
+              len(b2 - b0), st2["stray_pages"],
+              st3["chunk_blocks_broken"] - st2["chunk_blocks_broken"]))
+    assert st3["chunk_blocks_broken"] == st2["chunk_blocks_broken"], st3
+    assert st3["stray_pages"] == 0 and blocks(g) == b2, st3
+
     # Everything comes back exactly, wherever the strays went.
     g.sh("rmmod guestmm_balloon")
     assert g.meminfo()["MemTotal"] == boot_total
