@@ -14,6 +14,9 @@ pin their pageblocks.  Goal: guestmm >= stock, movable=0 clearly worse.
 guestmm tells the host about migrations in batches (migrate_batch=256);
 guestmm-batch1 tells it at once, two messages per page, as stock does:
 compare the compact_memory time and migrations per second.
+guestmm-defrag uses 2 MiB chunks and, after the inflate, defrag until no
+block qualifies (debugfs defrag, defrag_min_pages=1): its cost is
+defrag_s and the migrations it made per completed block.
 """
 import time
 
@@ -34,6 +37,9 @@ VARIANTS = [
     dict(name="guestmm-batch1", guest=GUEST,
          load="modprobe guestmm_balloon migrate_batch=1",
          needs=["guestmm_balloon", "guestmm_highalloc"]),
+    dict(name="guestmm-defrag", guest=GUEST,
+         load="modprobe guestmm_balloon chunk_order=9 defrag_min_pages=1",
+         defrag=True, needs=["guestmm_balloon", "guestmm_highalloc"]),
     dict(name="guestmm-movable0", guest=GUEST,
          load="modprobe guestmm_balloon movable=0",
          needs=["guestmm_balloon", "guestmm_highalloc"]),
@@ -53,7 +59,12 @@ METRICS = [
     ("compact_stall", "direct compaction stalls", "info"),
     ("compact_migrate_scanned", "pages scanned by the migrate scanner",
      "lower"),
+    ("defrag_blocks", "guestmm-defrag: blocks defrag completed", "info"),
+    ("defrag_s", "guestmm-defrag: defrag wall time, s", "info"),
+    ("defrag_migrations_per_block", "guestmm-defrag: balloon pages "
+     "migrated per completed block", "info"),
 ]
+DBG = "/sys/kernel/debug/guestmm_balloon"
 
 PROBE = "/sys/kernel/debug/guestmm_highalloc/alloc"
 
@@ -74,6 +85,18 @@ def measure(g, variant):
         g.sh(variant["load"])
     g.sh("modprobe guestmm_highalloc")
     workloads.scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
+    extra = dict(defrag_blocks=0, defrag_s=0,
+                 defrag_migrations_per_block=0)
+    if variant.get("defrag"):
+        m0 = int(g.sh("cat %s/migrated" % DBG))
+        t0 = time.monotonic()
+        g.sh("echo 1000000 > %s/defrag" % DBG, timeout=900)
+        blocks = int(g.sh("cat %s/defrag_blocks" % DBG))
+        extra = dict(defrag_blocks=blocks,
+                     defrag_s=time.monotonic() - t0,
+                     defrag_migrations_per_block=(
+                         int(g.sh("cat %s/migrated" % DBG)) - m0) /
+                     max(blocks, 1))
     v0 = g.vmstat()
     pass1_pct, pass1_us = highalloc_pass(g)
     t0 = time.monotonic()
@@ -91,4 +114,5 @@ def measure(g, variant):
         "migrate_per_s": comp["balloon_migrate"] / max(compact_s, 0.01),
         "compact_stall": d["compact_stall"],
         "compact_migrate_scanned": d["compact_migrate_scanned"],
+        **extra,
     }
