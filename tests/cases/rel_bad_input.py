@@ -79,9 +79,16 @@ def run(g):
         # A kernel no livepatch variant serves has no guestmm_klp module.
         assert "not found" in out, out
 
-    # No guestmm debugfs file is writable, so there is nothing to sweep.
+    # The one writable guestmm debugfs file is the balloon's defrag
+    # command (write N blocks); this balloon has no chunks, so every
+    # write is refused, a bad number first of all.
+    defrag = "/sys/kernel/debug/guestmm_balloon/defrag"
     w = g.sh("find /sys/kernel/debug/guestmm_* -type f -perm -u=w")
-    assert w.strip() == "", w
+    assert w.split() == [defrag], w
+    for v in ("0", "-1", "abc", "99999999999999999999", "", "1"):
+        out = g.sh("(echo '%s' > %s) 2>&1" % (v, defrag), check=False)
+        assert g.last_rc != 0 and out.strip(), (v, out)
+        tally[0] += 1
     nfiles = int(g.sh("find /sys/kernel/debug/guestmm_* -type f | "
                       "wc -l").strip())
     for f in g.sh("find /sys/kernel/debug/guestmm_* -type f").split():
