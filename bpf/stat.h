@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the parts of guestmm-stat share.
+ *
+ *   guestmm-stat.c     command line, show, main
+ *   stat_sys.c         environment checks (root, bpffs, tracefs, BTF), pins
+ *   stat_load.c        load and unload: support checks, module tracepoints
+ *   stat_snapshot.c    the pinned maps read into struct snapshot; reset
+ *   stat_names.c       enum names from BTF, /proc/vmstat equivalents
+ *   stat_show.c        show: tables and log2 histograms
+ *   stat_json.c        show -j
+ *   stat_prom.c        show -o prometheus
+ *   stat_watch.c       watch
+ */
+#ifndef GUESTMM_STAT_H
+#define GUESTMM_STAT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "guestmm.h"
+
+#define BPFFS_ROOT	"/sys/fs/bpf"
+#define BPFFS_MAGIC	0xcafe4a11
+#define TRACEFS_ROOT	"/sys/kernel/tracing"
+#define DEBUGFS_TRACING	"/sys/kernel/debug/tracing"
+#define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
+#define LINK_DIR	GUESTMM_PIN_DIR "/" GUESTMM_LINK_SUBDIR
+#define PROG_PREFIX	"guestmm_"
+#define MODEV_PREFIX	"mod_"
+/* Per-folio migration timing: opt-in (-f), see the -f help text. */
+#define FOLIO_PREFIX	"move_folio"
+
+#define MAX_EXCLUDE	16
+#define MAX_LINKS	512
+#define MAX_MODEV	256
+
+/* show's output (-o; -j is -o json) */
+enum output_fmt {
+	OUTPUT_TABLE,
+	OUTPUT_JSON,
+	OUTPUT_PROM,
+};
+
+/* The command line (guestmm-stat.c). */
+struct env {
+	const char *exclude[MAX_EXCLUDE];
+	int n_exclude;
+	bool verbose;
+	enum output_fmt output;
+	bool modules;
+	bool folio;
+	long interval;
+	long count;
+	const char *cmd;
+};
+
+extern struct env env;
+
+/* stat_sys.c */
+void err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int check_root(void);
+bool is_bpffs(const char *path);
+int ensure_bpffs(bool mount_it);
+int check_btf(void);
+const char *tracefs_root(void);
+bool ensure_tracefs(void);
+bool path_exists(const char *p);
+int count_dir(const char *dir, const char *prefix);
+int remove_pins(void);
+int make_private_dir(const char *dir);
+int link_names(char names[][NAME_MAX + 1], int max);
+
+/* stat_load.c */
+int cmd_load(void);
+int cmd_unload(void);
+
+/* stat_snapshot.c: every pinned map, histograms summed over CPUs */
+struct snapshot {
+	struct guestmm_compact compact;
+	struct guestmm_compact_direct direct[GUESTMM_ORDERS];
+	struct guestmm_extfrag extfrag;
+	struct guestmm_migrate migrate[GUESTMM_MIGRATE_REASONS];
+	struct guestmm_thp_migration thp;
+	struct guestmm_node_reclaim reclaim;
+	struct guestmm_balloon balloon;
+	struct guestmm_hist lat_compact[GUESTMM_KINDS];
+	struct guestmm_hist lat_direct[GUESTMM_ORDERS];
+	struct guestmm_hist lat_migrate[GUESTMM_MIG_KINDS];
+	struct guestmm_hist lat_reclaim[1];
+	int n_modev;
+	struct guestmm_modev modev[MAX_MODEV];
+};
+
+int open_maps(void);
+int read_snapshot(struct snapshot *s);
+int cmd_reset(void);
+
+/* stat_names.c */
+struct enum_names {
+	const char *btf_enum;
+	const char *strip;
+	const char *const *fallback;
+	unsigned int n_fallback;
+	char names[GUESTMM_COMPACT_RESULTS + GUESTMM_MIGRATE_REASONS][32];
+	unsigned int n;		/* valid names, by value */
+};
+
+extern struct enum_names en_result, en_reason, en_mode, en_prio, en_mt;
+extern const char *const kind_names[GUESTMM_KINDS];
+extern const char *const mig_names[GUESTMM_MIG_KINDS];
+
+void names_init(void);
+unsigned int enum_count(const struct enum_names *en, unsigned int cap);
+const char *enum_name(const struct enum_names *en, unsigned int v, char *buf, size_t len);
+
+struct vmstat_eq {
+	const char *name;
+	__u64 v;
+};
+
+#define N_VMSTAT 18
+
+void vmstat_equivalents(const struct snapshot *s, struct vmstat_eq *o);
+
+/* stat_show.c, stat_json.c, stat_prom.c */
+void show_human(const struct snapshot *s);
+void show_json(const struct snapshot *s);
+void show_prom(const struct snapshot *s);
+
+/* stat_watch.c */
+int cmd_watch(void);
+
+#endif /* GUESTMM_STAT_H */
