@@ -229,14 +229,8 @@ struct page *gmb_make_block(struct gmb *vb)
 /* Queue the background run after @delay, unless the device is stopping. */
 void gmb_defrag_schedule(struct gmb *vb, unsigned long delay)
 {
-	unsigned long flags;
-
-	if (!vb->defrag_skip)
-		return;
-	spin_lock_irqsave(&vb->stop_update_lock, flags);
-	if (!vb->stop_update)
-		mod_delayed_work(system_freezable_wq, &vb->defrag_work, delay);
-	spin_unlock_irqrestore(&vb->stop_update_lock, flags);
+	if (vb->defrag_skip)
+		gmb_queue_work(vb, &vb->defrag_work, delay);
 }
 
 static void gmb_defrag_work(struct work_struct *work)

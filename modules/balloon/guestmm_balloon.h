@@ -256,6 +256,8 @@ static inline bool gmb_has(struct gmb *vb, unsigned int fbit)
 /* main.c */
 void gmb_write_actual(struct gmb *vb);
 void gmb_resize_later(struct gmb *vb, unsigned long delay);
+void gmb_queue_work(struct gmb *vb, struct delayed_work *dw,
+		    unsigned long delay);
 s64 gmb_towards_target(struct gmb *vb);
 u32 gmb_read_target(struct gmb *vb);
 

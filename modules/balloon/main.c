@@ -262,14 +262,21 @@ void gmb_write_actual(struct gmb *vb)
 			 &actual);
 }
 
-static void gmb_queue_size_work(struct gmb *vb, unsigned long delay)
+/* (Re)arm @dw to run after @delay, unless the device is going away. */
+void gmb_queue_work(struct gmb *vb, struct delayed_work *dw,
+		    unsigned long delay)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&vb->stop_update_lock, flags);
 	if (!vb->stop_update)
-		mod_delayed_work(system_freezable_wq, &vb->size_work, delay);
+		mod_delayed_work(system_freezable_wq, dw, delay);
 	spin_unlock_irqrestore(&vb->stop_update_lock, flags);
+}
+
+static void gmb_queue_size_work(struct gmb *vb, unsigned long delay)
+{
+	gmb_queue_work(vb, &vb->size_work, delay);
 }
 
 /* Run size_work after @delay unless it is queued already (sooner). */

@@ -2,7 +2,7 @@
 """guestmm_balloon chunk_order=9 falls back to 4 KiB pages when no 2 MiB block is free, deflates strays before breaking blocks, and compact_memory migrates strays but never a page of a complete block."""
 import re
 
-from balloonlib import DBG, MIB, state
+from balloonlib import MIB, block_counts, state
 
 import workloads
 
@@ -13,15 +13,6 @@ T = "/sys/kernel/tracing"
 INFLATE_MIB = 384
 FRAG_MIB = 800
 STRAY_DEFLATE = 16 * 256        # pages deflated to check strays go first
-
-
-def block_counts(g):
-    """{first pfn: balloon pages in that block} from debugfs blocks."""
-    counts = {}
-    for line in g.sh("cat %s/blocks" % DBG).splitlines():
-        pfn, n = line.split()
-        counts[int(pfn, 16)] = int(n)
-    return counts
 
 
 def blocks(g):

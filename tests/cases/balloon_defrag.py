@@ -7,7 +7,7 @@ and the balloon keeps its size exactly; the background mode
 are refused and change nothing."""
 import time
 
-from balloonlib import DBG, MIB, state
+from balloonlib import DBG, MIB, block_counts, state
 from residency import check
 
 import workloads
@@ -22,14 +22,6 @@ FRAG_MIB = 800
 ASK = 16
 
 
-def blocks(g):
-    res = {}
-    for line in g.sh("cat %s/blocks" % DBG).splitlines():
-        pfn, n = line.split()
-        res[int(pfn, 16)] = int(n)
-    return res
-
-
 def refused(g, cmd):
     """Run a write that must fail; return its error text."""
     out = g.sh("(%s) 2>&1; echo rc=$?" % cmd)
@@ -40,7 +32,7 @@ def refused(g, cmd):
 def run(g):
     g.sh("modprobe guestmm_balloon chunk_order=9 defrag_min_pages=128")
     target = workloads.scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
-    st0, b0 = state(g), blocks(g)
+    st0, b0 = state(g), block_counts(g)
     print("KEY defrag before complete_blocks=%d stray_pages=%d "
           "stray_blocks=%d fullest_stray_block=%d" % (
               st0["complete_blocks"], st0["stray_pages"],
@@ -64,7 +56,7 @@ def run(g):
     t0 = time.monotonic()
     g.sh("echo %d > %s/defrag" % (ASK, DBG), timeout=300)
     secs = time.monotonic() - t0
-    st1, b1 = state(g), blocks(g)
+    st1, b1 = state(g), block_counts(g)
     done = st1["defrag_blocks"]
     print("KEY defrag ask=%d blocks=%d failed=%d pages_moved=%d seconds=%.1f "
           "complete_blocks=%d->%d stray_pages=%d->%d host_msgs_inflate=+%d "

@@ -6,7 +6,7 @@ pageblock first), the balloon keeps its size exactly, and the DIMM then
 unplugs (QMP device_del, the guest's ACPI eject)."""
 import time
 
-from balloonlib import DBG, MIB, state
+from balloonlib import MIB, block_counts, state
 from residency import check
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[], dimms=[512],
@@ -37,15 +37,6 @@ def dimm_blocks(g, first, end):
     return ["memory%d" % i for i in range(first // bs, end // bs)]
 
 
-def balloon_blocks(g):
-    """debugfs blocks: {first pfn: balloon pages in that block}."""
-    res = {}
-    for line in g.sh("cat %s/blocks" % DBG).splitlines():
-        pfn, n = line.split()
-        res[int(pfn, 16)] = int(n)
-    return res
-
-
 def run(g):
     first, end = dimm_range(g)
     blocks = dimm_blocks(g, first, end)
@@ -60,7 +51,7 @@ def run(g):
     g.wait_balloon(target, timeout=300)
     st0 = state(g)
     # Movable allocations fill ZONE_MOVABLE, the DIMM, first.
-    in_dimm = {p: n for p, n in balloon_blocks(g).items() if first <= p < end}
+    in_dimm = {p: n for p, n in block_counts(g).items() if first <= p < end}
     complete = sum(1 for n in in_dimm.values() if n == 512)
     print("KEY hotunplug dimm_pfns=0x%x-0x%x blocks=%d balloon_blocks_in_dimm"
           "=%d complete=%d pages_in_dimm=%d" % (
@@ -80,7 +71,7 @@ def run(g):
         assert g.sh("cat %s/%s/state" % (MEM, b)).strip() == "offline", b
 
     st1 = state(g)
-    left = {p: n for p, n in balloon_blocks(g).items() if first <= p < end}
+    left = {p: n for p, n in block_counts(g).items() if first <= p < end}
     print("KEY hotunplug migrated=%d migrate_contig=%d migrate_refused=%d "
           "complete_blocks=%d->%d" % (
               st1["migrated"] - st0["migrated"], st1["migrate_contig"],

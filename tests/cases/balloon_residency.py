@@ -7,7 +7,7 @@ messages and with migrate_batch=1, after defrag, after a deflate on OOM,
 and after unload."""
 import time
 
-from balloonlib import MIB, state
+from balloonlib import DBG, MIB, state
 from residency import check
 from workloads import FRAG_KEEP_ALL, frag_start, frag_stop, scattered_inflate
 
@@ -16,7 +16,6 @@ KERNELS = ("6.1", "6.12")
 TIMEOUT = 900
 
 P = "/sys/module/guestmm_balloon/parameters"
-DBG = "/sys/kernel/debug/guestmm_balloon"
 INFLATE_MIB = 256
 FRAG_MIB = 800
 

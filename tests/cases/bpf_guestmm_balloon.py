@@ -31,14 +31,7 @@ def run(g):
     bpfcheck.quiesce(g)
     before = bpfcheck.snapshot(g)
 
-    g.sh("frag 600 2 > /tmp/frag.out 2>&1 & "
-         "while ! grep -q ready /tmp/frag.out; do sleep 0.5; done")
-    g.balloon(ram - 128 * MIB)
-    g.wait_balloon(ram - 128 * MIB, timeout=300)
-    g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=300)
-    g.balloon(ram)
-    g.wait_balloon(ram, timeout=300)
-    g.sh("kill $(pidof frag); sleep 1")
+    bpfcheck.balloon_workload(g, 128)
 
     after = bpfcheck.snapshot(g)
     d = bpfcheck.assert_exact(before, after, bpfcheck.BALLOON +

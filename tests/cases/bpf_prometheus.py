@@ -9,7 +9,6 @@ GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 900
 
-MIB = 1 << 20
 SEP = "@@GUESTMM_PROM"
 TRIES = 5
 
@@ -34,21 +33,13 @@ def read_both(g):
 
 
 def run(g):
-    ram = g.mem * MIB
     g.sh("modprobe guestmm_balloon")
     # -m: module events (labels from tracefs names); -f: folio histograms
     out = g.sh("guestmm-stat load -m -f")
     assert "guestmm probes loaded" in out and " newly attached" in out, out
     bpfcheck.quiesce(g)
 
-    g.sh("frag 600 2 > /tmp/frag.out 2>&1 & "
-         "while ! grep -q ready /tmp/frag.out; do sleep 0.5; done")
-    g.balloon(ram - 128 * MIB)
-    g.wait_balloon(ram - 128 * MIB, timeout=300)
-    g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=300)
-    g.balloon(ram)
-    g.wait_balloon(ram, timeout=300)
-    g.sh("kill $(pidof frag); sleep 1")
+    bpfcheck.balloon_workload(g, 128)
 
     j, text = read_both(g)
     samples = promfmt.parse(text)

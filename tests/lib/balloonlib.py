@@ -16,6 +16,16 @@ def state(g):
     return res
 
 
+def block_counts(g):
+    """debugfs blocks (chunk mode): {first pfn: balloon pages in that
+    block}; a complete block has 512."""
+    res = {}
+    for line in g.sh("cat %s/blocks" % DBG).splitlines():
+        pfn, n = line.split()
+        res[int(pfn, 16)] = int(n)
+    return res
+
+
 def sibling_case(name):
     """The module of another case in tests/cases, for a case that runs the
     same procedure with other parameters."""

@@ -30,6 +30,21 @@ def quiesce(g):
          "echo 0 > /proc/sys/kernel/numa_balancing")
 
 
+def balloon_workload(g, mib=128):
+    """Balloon traffic with migrations in between: frag holds 600 MiB
+    with holes, the balloon inflates mib MiB into them, compact_memory
+    migrates balloon pages, the balloon deflates and frag goes."""
+    ram = g.mem << 20
+    g.sh("frag 600 2 > /tmp/frag.out 2>&1 & "
+         "while ! grep -q ready /tmp/frag.out; do sleep 0.5; done")
+    g.balloon(ram - (mib << 20))
+    g.wait_balloon(ram - (mib << 20), timeout=300)
+    g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=300)
+    g.balloon(ram)
+    g.wait_balloon(ram, timeout=300)
+    g.sh("kill $(pidof frag); sleep 1")
+
+
 def snapshot(g):
     """(guestmm-stat show -j as a dict, /proc/vmstat as a dict), read back
     to back in one guest command."""
