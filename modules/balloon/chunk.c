@@ -27,9 +27,12 @@
  * of incomplete blocks) stay movable, exactly as with balloon_mops.  The
  * pages of a block that is being offlined or taken by alloc_contig_range()
  * are not refused: both callers set the pageblock MIGRATE_ISOLATE
- * (start_isolate_page_range()) before they isolate a page, and compaction
- * never scans such a block, so the migratetype tells them apart.  Those
- * pages move out like strays and the block is no longer complete.
+ * (start_isolate_page_range()) before they isolate a page, and isolate
+ * in sync mode (no ISOLATE_ASYNC_MIGRATE).  Compaction isolates with
+ * ISOLATE_ASYNC_MIGRATE in every mode but MIGRATE_SYNC, and only a full
+ * sync compaction that meets a block someone else has isolated gets past
+ * both tests.  Those pages move out like strays and the block is no
+ * longer complete.
  *
  * Lists: b_dev_info.pages holds all non-isolated pages.  Strays go to the
  * head, pages of complete blocks to the tail (also a block completed by a
@@ -275,39 +278,39 @@ static struct gmb *gmb_of_page(struct page *page)
 }
 
 /*
- * Whether @page's pageblock is MIGRATE_ISOLATE: memory offlining or
- * alloc_contig_range() is emptying it.  is_migrate_isolate_page() cannot
+ * The migratetype of @pfn's pageblock.  get_pageblock_migratetype() cannot
  * be used from a module (get_pfnblock_flags_mask() is not exported), so
  * this is our copy of get_pfnblock_flags_mask() (mm/page_alloc.c, 6.1 and
  * 6.12 alike) for SPARSEMEM, which every Debian amd64 kernel uses: the
  * pageblock bits live in the section's usage map.  A racy read, as in the
- * kernel: the isolating caller set the bits before it scanned the block.
+ * kernel: an isolating caller set the bits before it scanned the block.
+ * Linux 6.16 keeps isolation in a bit of its own (NR_PAGEBLOCK_BITS 8):
+ * the assertion stops the build there instead of reading wrong bits.
  */
-static bool gmb_block_isolated(struct page *page)
+int gmb_pfn_migratetype(unsigned long pfn)
 {
-#ifdef CONFIG_SPARSEMEM
-	unsigned long pfn = page_to_pfn(page);
 	unsigned long *bitmap = section_to_usemap(__pfn_to_section(pfn));
 	unsigned long bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >>
 				pageblock_order) * NR_PAGEBLOCK_BITS;
 	unsigned long word = READ_ONCE(bitmap[bitidx / BITS_PER_LONG]);
 
-	return ((word >> (bitidx % BITS_PER_LONG)) & MIGRATETYPE_MASK) ==
-	       MIGRATE_ISOLATE;
-#else
-	return false;
-#endif
+	BUILD_BUG_ON(!IS_ENABLED(CONFIG_SPARSEMEM));
+	BUILD_BUG_ON(NR_PAGEBLOCK_BITS != 4 ||
+		     MIGRATE_ISOLATE > MIGRATETYPE_MASK);
+	return (word >> (bitidx % BITS_PER_LONG)) & MIGRATETYPE_MASK;
 }
 
 /*
  * Someone wants to migrate the page.  Compaction gets strays only;
- * offlining and alloc_contig_range() get every page.
+ * offlining and alloc_contig_range() (an isolated pageblock, sync mode)
+ * get every page.
  */
 static bool gmb_chunk_isolate(struct page *page, isolate_mode_t mode)
 {
 	struct gmb *vb = gmb_of_page(page);
 	struct balloon_dev_info *b = &vb->b_dev_info;
-	bool contig = gmb_block_isolated(page);
+	bool contig = !(mode & ISOLATE_ASYNC_MIGRATE) &&
+		      gmb_pfn_migratetype(page_to_pfn(page)) == MIGRATE_ISOLATE;
 	unsigned long flags;
 
 	spin_lock_irqsave(&b->pages_lock, flags);

@@ -41,14 +41,19 @@ static unsigned int gmb_defrag_blk_pages(struct gmb *vb)
 	return 1U << vb->chunk_order;
 }
 
-/* A block alloc_contig_range() may be asked for: online, in one zone. */
+/*
+ * A block alloc_contig_range() may be asked for: online, in one zone, a
+ * MOVABLE pageblock (as pfn_range_valid_contig() asks; a CMA or
+ * unmovable block would only fail after a system-wide drain).
+ */
 static bool gmb_defrag_block_ok(struct gmb *vb, unsigned long blk)
 {
 	unsigned long pfn = blk << vb->chunk_order;
 	struct page *first = pfn_to_online_page(pfn);
 	struct page *last = pfn_to_online_page(pfn + gmb_defrag_blk_pages(vb) - 1);
 
-	return first && last && page_zone(first) == page_zone(last);
+	return first && last && page_zone(first) == page_zone(last) &&
+	       gmb_pfn_migratetype(pfn) == MIGRATE_MOVABLE;
 }
 
 /*
@@ -117,9 +122,12 @@ static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
 {
 	unsigned int n = gmb_defrag_blk_pages(vb);
 	unsigned long pfn = blk << vb->chunk_order;
-	unsigned int used = gmb_defrag_in_use(vb, pfn);
+	unsigned int used = gmb_defrag_in_use(vb, pfn), left;
 	int err;
 
+	/* A stray migrated in since the pick may have completed it. */
+	if (gmb_chunk_count(vb, blk) >= n)
+		return -EEXIST;
 	err = alloc_contig_range(pfn, pfn + n, MIGRATE_MOVABLE,
 				 GFP_KERNEL | __GFP_NOWARN);
 	if (err)
@@ -131,8 +139,16 @@ static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
 	 */
 	mutex_lock(&vb->balloon_lock);
 	gmb_add_block(vb, pfn_to_page(pfn));
-	__gmb_leak(vb, n * GMB_PAGES_PER_PAGE, true);
+	left = n * GMB_PAGES_PER_PAGE -
+	       __gmb_leak(vb, n * GMB_PAGES_PER_PAGE, true);
 	mutex_unlock(&vb->balloon_lock);
+	/*
+	 * Strays isolated by compaction right now, or fewer strays than a
+	 * block: the balloon is over its target by @left, and size_work
+	 * gives that back (it may break a block to do so).
+	 */
+	if (left)
+		gmb_resize_later(vb, 0);
 
 	gmb_count(vb, GMB_C_DEFRAG_BLOCKS, 1);
 	gmb_count(vb, GMB_C_DEFRAG_MOVED, used);
@@ -146,7 +162,8 @@ static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
  * @budget_ms: stop after this long (0: no limit)
  *
  * Stops early when there are too few strays to give back for a block,
- * no block qualifies, or the device is going away.
+ * no block qualifies, the device is going away, or the caller (a debugfs
+ * writer) got a fatal signal.
  *
  * Return: blocks completed, or -EOPNOTSUPP if the balloon has no chunks
  * or its pages are pinned.
@@ -156,13 +173,15 @@ int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
 	unsigned int n = gmb_defrag_blk_pages(vb), done = 0;
 	ktime_t end = ktime_add_ms(ktime_get(), budget_ms);
 	unsigned long blk;
+	int err;
 
 	if (!vb->chunk_order || !vb->movable)
 		return -EOPNOTSUPP;
 
 	mutex_lock(&vb->defrag_lock);
 	gmb_count(vb, GMB_C_DEFRAG_RUNS, 1);
-	while (done < max_blocks && !READ_ONCE(vb->stop_update)) {
+	while (done < max_blocks && !READ_ONCE(vb->stopping) &&
+	       !READ_ONCE(vb->stop_update) && !fatal_signal_pending(current)) {
 		if (budget_ms && ktime_after(ktime_get(), end))
 			break;
 		if (gmb_chunk_stray_pages(vb) < n)
@@ -170,7 +189,12 @@ int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
 		blk = gmb_defrag_pick(vb);
 		if (blk == ULONG_MAX)
 			break;
-		if (gmb_defrag_block(vb, blk)) {
+		err = gmb_defrag_block(vb, blk);
+		if (err == -EINTR)
+			break;
+		if (err == -EEXIST)
+			continue;
+		if (err) {
 			set_bit(blk, vb->defrag_skip);
 			gmb_count(vb, GMB_C_DEFRAG_FAILED, 1);
 		} else {
@@ -186,23 +210,26 @@ int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
  * Chunk inflation in a fragmented guest (gmb_fill_block()): no free block
  * at hand, so make one.  Scan up to GMB_MAKE_SCAN_BLOCKS blocks from a
  * rotating cursor for one that holds no balloon page and at most
- * chunk_make_pages pages in use, in a zone with room to spare above its
- * high watermark, and take it with alloc_contig_range(): those pages
- * migrate, the rest was free.  Returns the block's first page (order-0
- * pages, each holding one reference) or NULL.  Only size_work calls it,
- * so make_cursor needs no lock.
+ * chunk_make_pages pages in use, in a MOVABLE pageblock of a zone with
+ * room to spare above its high watermark, and take it with
+ * alloc_contig_range(): those pages migrate (clean page cache among them
+ * may be dropped instead), the rest was free.  Each attempt drains every
+ * CPU's lists, so a call makes at most GMB_MAKE_TRIES of them.  Returns
+ * the block's first page (order-0 pages, each holding one reference) or
+ * NULL.  Only size_work calls it, so make_cursor needs no lock.
  */
 struct page *gmb_make_block(struct gmb *vb)
 {
 	unsigned int n = gmb_defrag_blk_pages(vb);
 	unsigned int max_used = READ_ONCE(gmb_param_chunk_make_pages);
 	unsigned long blk, pfn, scanned;
+	unsigned int tries = 0;
 	struct zone *zone;
 
 	if (!max_used || !vb->defrag_skip)
 		return NULL;
-	for (scanned = 0; scanned < min(vb->nr_blks, GMB_MAKE_SCAN_BLOCKS);
-	     scanned++) {
+	for (scanned = 0; scanned < min(vb->nr_blks, GMB_MAKE_SCAN_BLOCKS) &&
+	     tries < GMB_MAKE_TRIES; scanned++) {
 		blk = vb->make_cursor;
 		vb->make_cursor = (blk + 1) % vb->nr_blks;
 		pfn = blk << vb->chunk_order;
@@ -215,6 +242,7 @@ struct page *gmb_make_block(struct gmb *vb)
 			continue;
 		if (gmb_defrag_in_use(vb, pfn) > max_used)
 			continue;
+		tries++;
 		if (alloc_contig_range(pfn, pfn + n, MIGRATE_MOVABLE,
 				       GFP_KERNEL | __GFP_NOWARN)) {
 			gmb_count(vb, GMB_C_CHUNK_MAKE_FAILED, 1);

@@ -63,6 +63,7 @@
 /* Making a block for chunk inflation (defrag.c gmb_make_block()). */
 #define GMB_MAKE_PAGES_DEFAULT		64
 #define GMB_MAKE_SCAN_BLOCKS		64UL
+#define GMB_MAKE_TRIES			2
 
 /* Virtqueue order is fixed by the device: absent queues are skipped. */
 enum gmb_vq {
@@ -124,6 +125,8 @@ struct gmb {
 
 	/* Snapshot of the movable parameter at probe time. */
 	bool movable;
+	/* Set first thing in remove: long runs (defrag) stop early. */
+	bool stopping;
 	/* MemTotal shrinks with the balloon unless DEFLATE_ON_OOM. */
 	bool adjust_managed;
 
@@ -288,6 +291,7 @@ void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head);
 void gmb_chunk_enqueue(struct gmb *vb, struct page *page);
 struct page *gmb_chunk_dequeue(struct gmb *vb, bool strays_only);
 unsigned int gmb_chunk_count(struct gmb *vb, unsigned long blk);
+int gmb_pfn_migratetype(unsigned long pfn);
 void gmb_chunk_track(struct gmb *vb, struct page *page, int delta);
 unsigned long gmb_chunk_stray_pages(struct gmb *vb);
 void gmb_chunk_show_blocks(struct gmb *vb, struct seq_file *m);

@@ -213,8 +213,8 @@ void gmb_add_block(struct gmb *vb, struct page *head)
  * reclaiming or compacting for a block would evict the guest's caches to
  * give the host a huge page.  When none is free, gmb_make_block() takes a
  * block that is nearly free (at most chunk_make_pages in use, which
- * migrate; no reclaim), and when there is none of those either we fall
- * back to 4 KiB pages.  init_on_alloc still zeroes the block, which is
+ * migrate), and when there is none of those either we fall back to 4 KiB
+ * pages.  init_on_alloc still zeroes the block, which is
  * what makes the host back it just before discarding it (see notes,
  * "init_on_alloc").
  *

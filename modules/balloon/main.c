@@ -586,6 +586,8 @@ static void gmb_remove(struct virtio_device *vdev)
 	mutex_lock(&gmb_dev_lock);
 	gmb_dev = NULL;
 	mutex_unlock(&gmb_dev_lock);
+	/* A defrag run from debugfs ends now, so debugfs_remove() returns. */
+	WRITE_ONCE(vb->stopping, true);
 	gmb_debugfs_exit(vb);
 	gmb_reporting_stop(vb);
 	gmb_oom_unregister(vb);
@@ -613,6 +615,8 @@ static int gmb_freeze(struct virtio_device *vdev)
 	 */
 	gmb_reporting_stop(vb);
 	gmb_oom_unregister(vb);
+	/* Frozen, but it would run against deleted queues after a failed restore. */
+	cancel_delayed_work_sync(&vb->defrag_work);
 	gmb_remove_common(vb);
 	return 0;
 }
@@ -638,6 +642,7 @@ static int gmb_restore(struct virtio_device *vdev)
 	if (gmb_towards_target(vb))
 		gmb_config_changed(vdev);
 	gmb_write_actual(vb);
+	gmb_defrag_start(vb);
 	return 0;
 }
 #endif

@@ -19,10 +19,10 @@
  * batches: when a queue holds migrate_batch pages, GMB_MIG_FLUSH_MS after
  * the first queued migration, and before any other inflate or deflate
  * message (gmb_tell_host()), which keeps every frame's changes in order.
- * A frame queued one way and then the other (a new frame migrated away
- * again, an old frame reused as a target) cancels out: the host's view
- * of it never changed.  So a frame is in at most one queue, and the two
- * queues can be sent in either order.
+ * A frame about to be queued one way while the other queue holds it (a
+ * new frame migrated away again, an old frame reused as a target) sends
+ * both queues first (gmb_migrate_queue()).  So a frame is in at most one
+ * queue, and the two queues can be sent in either order.
  *
  * With movable=0 pages never become movable and this code is not reached.
  */
