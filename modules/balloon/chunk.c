@@ -56,11 +56,6 @@
 #include "guestmm_balloon.h"
 #include "trace.h"
 
-static inline unsigned int gmb_blk_pages(struct gmb *vb)
-{
-	return 1U << vb->chunk_order;
-}
-
 /*
  * Adjust a block's balloon page count.  Returns true if that made the
  * block complete.  Caller holds pages_lock.

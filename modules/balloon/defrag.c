@@ -36,11 +36,6 @@
 
 #include "guestmm_balloon.h"
 
-static unsigned int gmb_defrag_blk_pages(struct gmb *vb)
-{
-	return 1U << vb->chunk_order;
-}
-
 /*
  * A block alloc_contig_range() may be asked for: online, in one zone, a
  * MOVABLE pageblock (as pfn_range_valid_contig() asks; a CMA or
@@ -50,7 +45,7 @@ static bool gmb_defrag_block_ok(struct gmb *vb, unsigned long blk)
 {
 	unsigned long pfn = blk << vb->chunk_order;
 	struct page *first = pfn_to_online_page(pfn);
-	struct page *last = pfn_to_online_page(pfn + gmb_defrag_blk_pages(vb) - 1);
+	struct page *last = pfn_to_online_page(pfn + gmb_blk_pages(vb) - 1);
 
 	return first && last && page_zone(first) == page_zone(last) &&
 	       gmb_pfn_migratetype(pfn) == MIGRATE_MOVABLE;
@@ -63,7 +58,7 @@ static bool gmb_defrag_block_ok(struct gmb *vb, unsigned long blk)
  */
 static unsigned long gmb_defrag_pick(struct gmb *vb)
 {
-	unsigned int full = gmb_defrag_blk_pages(vb);
+	unsigned int full = gmb_blk_pages(vb);
 	unsigned int min = READ_ONCE(gmb_param_defrag_min_pages);
 	unsigned long blk, best = ULONG_MAX;
 	unsigned int count, best_count = 0;
@@ -92,7 +87,7 @@ static unsigned long gmb_defrag_pick(struct gmb *vb)
 /* Pages of the block in use by others or by us: what must migrate. */
 static unsigned int gmb_defrag_in_use(struct gmb *vb, unsigned long pfn)
 {
-	unsigned long end = pfn + gmb_defrag_blk_pages(vb);
+	unsigned long end = pfn + gmb_blk_pages(vb);
 	unsigned int used = 0, order;
 	struct page *page;
 
@@ -120,7 +115,7 @@ static unsigned int gmb_defrag_in_use(struct gmb *vb, unsigned long pfn)
  */
 static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
 {
-	unsigned int n = gmb_defrag_blk_pages(vb);
+	unsigned int n = gmb_blk_pages(vb);
 	unsigned long pfn = blk << vb->chunk_order;
 	unsigned int used = gmb_defrag_in_use(vb, pfn), left;
 	int err;
@@ -170,7 +165,7 @@ static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
  */
 int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
 {
-	unsigned int n = gmb_defrag_blk_pages(vb), done = 0;
+	unsigned int n = gmb_blk_pages(vb), done = 0;
 	ktime_t end = ktime_add_ms(ktime_get(), budget_ms);
 	unsigned long blk;
 	int err;
@@ -220,7 +215,7 @@ int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
  */
 struct page *gmb_make_block(struct gmb *vb)
 {
-	unsigned int n = gmb_defrag_blk_pages(vb);
+	unsigned int n = gmb_blk_pages(vb);
 	unsigned int max_used = READ_ONCE(gmb_param_chunk_make_pages);
 	unsigned long blk, pfn, scanned;
 	unsigned int tries = 0;

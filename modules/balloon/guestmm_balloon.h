@@ -251,6 +251,12 @@ static inline void gmb_count(struct gmb *vb, enum gmb_counter c, long n)
 	atomic64_add(n, &vb->counters[c]);
 }
 
+/* Pages in one chunk block (chunk_order > 0). */
+static inline unsigned int gmb_blk_pages(struct gmb *vb)
+{
+	return 1U << vb->chunk_order;
+}
+
 static inline bool gmb_has(struct gmb *vb, unsigned int fbit)
 {
 	return virtio_has_feature(vb->vdev, fbit);
