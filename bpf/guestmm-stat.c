@@ -32,7 +32,10 @@ struct env env = {
 	.count = -1,
 };
 
-const char *argp_program_version = "guestmm-stat 0.1";
+#ifndef GUESTMM_VERSION
+#define GUESTMM_VERSION "unknown"
+#endif
+const char *argp_program_version = "guestmm-stat " GUESTMM_VERSION;
 static const char argp_doc[] =
 "Load, read and unload the guestmm BPF probes (compaction, migration,\n"
 "THP migration, node reclaim, balloon).\n"
@@ -166,8 +169,8 @@ static int cmd_show(void)
 		return 1;
 	names_init();
 	if (env.output == OUTPUT_JSON)
-		show_json(&snap);
-	else if (env.output == OUTPUT_PROM)
+		return show_json(&snap);
+	if (env.output == OUTPUT_PROM)
 		show_prom(&snap);
 	else
 		show_human(&snap);

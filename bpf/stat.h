@@ -8,7 +8,7 @@
  *   stat_snapshot.c    the pinned maps read into struct snapshot; reset
  *   stat_names.c       enum names from BTF, /proc/vmstat equivalents
  *   stat_show.c        show: tables and log2 histograms
- *   stat_json.c        show -j
+ *   stat_json.c        show -j (json-c); JSON lines for watch -j
  *   stat_prom.c        show -o prometheus
  *   stat_watch.c       watch
  */
@@ -126,8 +126,14 @@ void vmstat_equivalents(const struct snapshot *s, struct vmstat_eq *o);
 
 /* stat_show.c, stat_json.c, stat_prom.c */
 void show_human(const struct snapshot *s);
-void show_json(const struct snapshot *s);
+int show_json(const struct snapshot *s);
 void show_prom(const struct snapshot *s);
+
+/* stat_json.c: json-c trees (json_add: see there) printed on one line */
+struct json_object;
+struct json_object *json_add(struct json_object *o, const char *key,
+			     struct json_object *v);
+int json_print(struct json_object *o);
 
 /* stat_watch.c */
 int cmd_watch(void);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * guestmm-stat watch: per-interval deltas of the main
- * counters, as a table or as JSON lines.
+ * counters, as a table or as JSON lines (json-c, see stat_json.c).
  */
 #include <signal.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
+#include <json-c/json.h>
 #include "stat.h"
 
 static struct snapshot snap_a, snap_b;
@@ -16,6 +17,21 @@ static void sig_int(int signo)
 {
 	(void)signo;
 	exiting = 1;
+}
+
+/* One interval as a JSON line: time, interval, passes, the vmstat deltas. */
+static int json_line(const char *ts, __u64 passes, const struct vmstat_eq *va,
+		     const struct vmstat_eq *vb)
+{
+	struct json_object *o = json_object_new_object();
+	unsigned int i;
+
+	json_add(o, "time", json_object_new_string(ts));
+	json_add(o, "interval", json_object_new_int64(env.interval));
+	json_add(o, "passes", json_object_new_uint64(passes));
+	for (i = 0; i < N_VMSTAT; i++)
+		json_add(o, vb[i].name, json_object_new_uint64(vb[i].v - va[i].v));
+	return json_print(o);
 }
 
 int cmd_watch(void)
@@ -50,13 +66,8 @@ int cmd_watch(void)
 		now = time(NULL);
 		strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
 		if (env.output == OUTPUT_JSON) {
-			printf("{\"time\":\"%s\",\"interval\":%ld,\"passes\":%llu", ts,
-			       env.interval,
-			       (unsigned long long)(cur->compact.end - prev->compact.end));
-			for (i = 0; i < N_VMSTAT; i++)
-				printf(",\"%s\":%llu", vb[i].name,
-				       (unsigned long long)(vb[i].v - va[i].v));
-			printf("}\n");
+			if (json_line(ts, cur->compact.end - prev->compact.end, va, vb))
+				return 1;
 		} else {
 			if (n % 20 == 0) {
 				printf("%-8s %7s", "time", "passes");
