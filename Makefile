@@ -10,6 +10,7 @@
 #   make check-debug      the suite on a KASAN/lockdep/kmemleak build of Debian's 6.1
 #   make check-kernels    the livepatch smoke cases on every build of livepatch/kernels.tsv
 #   make bench            benchmarks (stock vs guestmm), report in build/bench/
+#   make deb              Debian packages in build/deb/ (DIST=trixie: Debian 13's, build/deb/trixie/)
 #   make lint             checkpatch + sparse (make C=1) on the kernel code
 #
 # Kernel ABIs are resolved from Debian's package lists (scripts/guest/kernel.sh);
@@ -107,10 +108,12 @@ guest: modules tools
 deps:
 	@scripts/install-deps.sh
 
-# The whole suite on Debian 12's 6.1 and on 6.12 (bookworm-backports),
-# then the cases that boot Debian 13 (trixie) images (no initramfs there);
-# KERNEL=... narrows it to one kernel, TESTS="-k NAME" to some cases.
-CHECK_KERNELS := $(or $(USER_KERNEL),6.1 6.12 trixie)
+# The whole suite on Debian 12's 6.1 and on 6.12 (bookworm-backports).
+# Debian 13 (trixie) has no initramfs guest: its cases boot its own image,
+# deb_upgrade beside Debian 12 (it runs with 6.1); KERNEL=trixie runs the
+# cases that name "trixie" (klp_dkms_smoke, by name only).  KERNEL=...
+# narrows it to one kernel, TESTS="-k NAME" to some cases.
+CHECK_KERNELS := $(or $(USER_KERNEL),6.1 6.12)
 
 check: deps
 	@for k in $(foreach k,$(CHECK_KERNELS),$(if $(call image_kernel,$(k)),,$(k))); do \
@@ -174,11 +177,51 @@ dkms-remove:
 
 # The Debian 12 root filesystem image tests/cases/dkms_e2e.py boots
 # (cached in $(GUESTMM_CACHE)/rootfs/); KERNEL=6.12 for the backports kernel,
-# KERNEL=trixie for Debian 13, KERNEL=<a Debian 13 ABI> for the trixie image
-# on that kernel build (scripts/rootfs/layer.sh).
+# KERNEL=trixie for Debian 13, KERNEL=<a Debian 12 or 13 ABI> (6.1.0-50-amd64,
+# 6.12.95+deb12-amd64, 6.12.107+deb13-amd64) for its series' image on that
+# kernel build (scripts/rootfs/layer.sh).
 rootfs:
-	@$(if $(findstring +deb13,$(KERNEL)),scripts/rootfs/layer.sh $(KERNEL),\
+	@$(if $(filter %-amd64,$(KERNEL)),scripts/rootfs/layer.sh $(KERNEL),\
 		scripts/rootfs/build.sh --kernel $(or $(KERNEL),6.1))
+
+# ---- Debian packages (docs/install.md) ------------------------------------
+# guestmm-dkms and guestmm-tools, built by dpkg-buildpackage from a copy of
+# the tracked tree in build/deb/src (it writes its results one directory
+# up: build/deb/), then checked by lintian; the tests install them in
+# Debian guests (tests/cases/deb_upgrade.py).  Needs debhelper, dh-dkms
+# and lintian besides the BPF build's packages (make deps installs them).
+# DIST=trixie builds them for Debian 13 instead, in build/deb/trixie/: in a
+# throw-away trixie build root (scripts/rootfs/deb-build.sh: the trixie
+# image of make rootfs KERNEL=trixie, trixie's Build-Depends and lintian);
+# without DIST, the host's own release (Debian 12), on the host.
+.PHONY: deb
+DEB_DISTS := trixie
+ifneq ($(DIST),)
+ifeq ($(filter $(DEB_DISTS),$(DIST)),)
+$(error guestmm: DIST=$(DIST): make deb builds for DIST=trixie (Debian 13) or, without DIST, for the host's release)
+endif
+endif
+DEB_DIR := $(TOP)/build/deb$(if $(DIST),/$(DIST))
+
+deb:
+	@mkdir -p $(DEB_DIR) && find $(DEB_DIR) -mindepth 1 -maxdepth 1 \
+		$(foreach d,$(DEB_DISTS),! -name $(d)) -exec rm -rf {} + && \
+		mkdir $(DEB_DIR)/src
+	@git ls-files -z -co --exclude-standard | \
+		tar --null --ignore-failed-read -T - -cf - 2>/dev/null | \
+		tar -C $(DEB_DIR)/src -xf -
+ifneq ($(DIST),)
+	@scripts/rootfs/deb-build.sh $(DIST) $(DEB_DIR)
+else
+	@cd $(DEB_DIR)/src && DEB_BUILD_OPTIONS=terse dpkg-buildpackage -us -uc -b \
+		>$(DEB_DIR)/build.log 2>&1 || \
+		{ tail -n 40 $(DEB_DIR)/build.log; exit 1; }
+	@lintian --fail-on warning,error --display-info $(DEB_DIR)/*.changes \
+		>$(DEB_DIR)/lintian.txt 2>&1; rc=$$?; \
+		grep -v '^running with root' $(DEB_DIR)/lintian.txt; \
+		[ $$rc = 0 ] || { echo "lintian: see $(DEB_DIR)/lintian.txt" >&2; exit 1; }
+endif
+	@ls $(DEB_DIR)/*.deb
 
 # ---- soak (issue 9): the reliability cases at full length ------------------
 # GUESTMM_SOAK=1: 100 module cycles, a 10-minute QMP storm (docs/reliability.md).

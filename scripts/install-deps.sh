@@ -2,11 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install, from Debian's archive, whatever guestmm's build, tests, demo and
 # benchmarks need and this machine lacks.  Kernel headers and images are
-# handled per ABI by scripts/guest/kernel.sh.
+# handled per ABI by scripts/guest/kernel.sh.  libvirt is for
+# tests/cases/libvirt_balloon.py: libvirt-daemon-system rather than
+# libvirt-daemon + libvirt-daemon-driver-qemu, which lack the libvirt-qemu
+# user (libvirtd's qemu driver then refuses to start); nothing is started
+# here, the case starts libvirtd itself when it is not running.
 set -eu
 PKGS="make gcc libc6-dev bc kmod cpio xz-utils zstd e2fsprogs python3
 busybox-static qemu-system-x86 qemu-utils clang clang-19 llvm libbpf-dev bpftool
-libelf-dev zlib1g-dev sparse gnuplot-nox dkms debootstrap"
+libelf-dev zlib1g-dev libjson-c-dev sparse gnuplot-nox dkms debootstrap
+debhelper dh-dkms lintian libvirt-daemon-system libvirt-clients"
 
 missing=""
 for p in $PKGS; do

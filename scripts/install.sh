@@ -7,6 +7,7 @@
 #   scripts/install.sh remove                 (make dkms-remove)
 #   scripts/install.sh version
 #   scripts/install.sh dist OUT.tar           the install tree as a tarball
+#   scripts/install.sh dkms-tree DIR          the DKMS source into DIR
 #
 # install: copies the DKMS source (Kbuild, dkms.conf, modules/balloon,
 # modules/compat.h, livepatch, LICENSE) to /usr/src/guestmm-<version>,
@@ -32,7 +33,14 @@
 # docs/install.md) as OUT.tar with one top directory guestmm-<version>/;
 # the DKMS test unpacks it inside a guest.
 #
-# Root only, no DESTDIR: this installs into the running system.
+# dkms-tree: the DKMS source alone, as /usr/src/guestmm-<version> holds it
+# (debian/rules builds guestmm-dkms with it).
+#
+# The version is debian/changelog's (in a dist tarball, whose dkms.conf
+# already carries it, dkms.conf's); every copy of dkms.conf made here has
+# it in place of #MODULE_VERSION#.
+#
+# install and remove: root only, no DESTDIR: they change the running system.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,11 +53,22 @@ LP=/sys/kernel/livepatch/guestmm_klp
 die() { echo "guestmm install: $*" >&2; exit 1; }
 say() { echo "guestmm: $*"; }
 
+# The upstream part of debian/changelog's first version (no epoch, no
+# Debian revision); else a dkms.conf that was installed with its version.
 version() {
-	sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$top/dkms.conf"
+	local v=""
+	if [ -f "$top/debian/changelog" ]; then
+		v=$(sed -n '1s/^[^ ]* (\([0-9]*:\)\{0,1\}\([^)]*\)).*/\2/p' \
+			"$top/debian/changelog")
+		case $v in *-*) v=${v%-*} ;; esac
+	else
+		v=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"#]*\)"\{0,1\}$/\1/p' \
+			"$top/dkms.conf")
+	fi
+	echo "$v"
 }
 VERSION=$(version)
-[ -n "$VERSION" ] || die "no PACKAGE_VERSION in $top/dkms.conf"
+[ -n "$VERSION" ] || die "no version: neither debian/changelog nor dkms.conf in $top has one"
 
 # The DKMS source, relative to the top: sources and build files only,
 # never kbuild's outputs.
@@ -76,10 +95,14 @@ stat_binary() {
 	return 1
 }
 
-# copy_tree DEST: the files named on stdin (relative to the top) to DEST.
+# copy_tree DEST: the files named on stdin (relative to the top) to DEST;
+# a dkms.conf among them gets the version.
 copy_tree() {
 	mkdir -p "$1"
 	tar -C "$top" -cf - --no-recursion -T - | tar -C "$1" -xf - --no-same-owner
+	if [ -f "$1/dkms.conf" ]; then
+		sed -i "s/#MODULE_VERSION#/$VERSION/" "$1/dkms.conf"
+	fi
 }
 
 initramfs_has_virtio_balloon() {
@@ -247,10 +270,16 @@ cmd_dist() {
 	tar -C "$stage" --owner=0 --group=0 -cf "$out" "$NAME-$VERSION"
 }
 
+cmd_dkms_tree() {
+	local out=${1:?usage: install.sh dkms-tree DIR}
+	dkms_files | copy_tree "$out"
+}
+
 case ${1:-} in
 install) shift; cmd_install "$@" ;;
+dkms-tree) shift; cmd_dkms_tree "$@" ;;
 remove) cmd_remove ;;
 version) echo "$VERSION" ;;
 dist) shift; cmd_dist "$@" ;;
-*) sed -n '5,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+*) sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -12,12 +12,17 @@ are removed when the process exits.
 Series: "6.1" (Debian 12), "6.12" (bookworm-backports' kernel on Debian
 12) and "trixie" (Debian 13 and its own 6.12 kernel, built with gcc-14:
 nothing is built for it on a Debian 12 host; DKMS builds in the guest).
-debian_guest() also takes a Debian 13 kernel ABI (6.12.107+deb13-amd64):
-the trixie image running exactly that build, a qcow2 layer on the trixie
-image (scripts/rootfs/layer.sh; the trixie image itself for its own
-kernel).
+debian_guest() also takes a Debian kernel ABI, Debian 13's
+(6.12.107+deb13-amd64) or Debian 12's (6.1.0-50-amd64, or
+6.12.95+deb12-amd64 of bookworm-backports): its series' image running
+exactly that build, a qcow2 layer on that image (scripts/rootfs/layer.sh;
+the image itself for its own kernel).  image_kernel() tells what to pass
+for an ABI: the build itself on Debian 13, on Debian 12 the series name
+when the ABI is the series image's own kernel (as before layers took
+Debian 12 builds), else the build.
 """
 import atexit
+import functools
 import os
 import re
 import shutil
@@ -40,6 +45,14 @@ def dist_version():
 # build modules for (no initramfs guest, no host-side headers).
 IMAGE_ONLY = ("trixie",)
 
+# The series scripts/rootfs/build.sh builds an image for.
+SERIES = ("6.1", "6.12", "trixie")
+
+# Debian 12 kernel ABIs scripts/rootfs/layer.sh takes: bookworm's
+# (6.1.0-50-amd64) and bookworm-backports' (6.12.95+deb12-amd64).
+DEB12_ABI = re.compile(r"6\.1\.0-[0-9]+-amd64"
+                       r"|6\.12\.[0-9]+\+deb12[.0-9]*-amd64")
+
 
 def series_of(abi):
     """The build.sh series of a Debian kernel ABI: "trixie" for Debian
@@ -51,13 +64,20 @@ def series_of(abi):
 
 
 def image_kernel(abi):
-    """What debian_guest() boots for a kernel ABI: on Debian 13 that very
-    build, elsewhere the image of its series (whose kernel is the series'
-    newest)."""
+    """What to pass debian_guest() to boot a kernel ABI (or a series name,
+    which it returns): on Debian 13 that very build; on Debian 12 the image
+    of its series when the ABI is that image's own kernel (the series'
+    newest, image_abi()), else that very build (a layer.sh layer); any
+    other ABI (the debug kernel's), the image of its series."""
     series = series_of(abi)
-    return abi if series == "trixie" else series
+    if abi in SERIES or series == "trixie":
+        return abi
+    if DEB12_ABI.fullmatch(abi) and abi != image_abi(series):
+        return abi
+    return series
 
 
+@functools.lru_cache(maxsize=None)
 def image_abi(series):
     """The kernel ABI of series' image, resolved from its package lists
     (build.sh --abi: a private apt view, nothing built)."""
@@ -69,12 +89,13 @@ def image_abi(series):
 
 def debian_guest(series, tag="debimage", stat=True):
     """Guest keys for the Debian image of kernel series `series` (or of a
-    Debian 13 kernel ABI); prints a KEY line with the image build time (0
-    when cached).  stat=False: the tarball without the host's static
+    Debian 12 or 13 kernel ABI: layer.sh's image of that build, the series'
+    image for its own kernel); prints a KEY line with the image build time
+    (0 when cached).  stat=False: the tarball without the host's static
     guestmm-stat (what a user of a release whose static loader does not
     link has)."""
     t0 = time.monotonic()
-    if series_of(series) == "trixie" and series != "trixie":
+    if series not in SERIES:
         cmd = [os.path.join(TOP, "scripts/rootfs/layer.sh"), series]
     else:
         cmd = [os.path.join(TOP, "scripts/rootfs/build.sh"), "--kernel",
@@ -86,7 +107,7 @@ def debian_guest(series, tag="debimage", stat=True):
     tmp = tempfile.mkdtemp(prefix="guestmm-debimage.")
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     overlay = os.path.join(tmp, "root.qcow2")
-    # A layer.sh image is a qcow2 layer on the trixie image's ext4.
+    # A layer.sh image is a qcow2 layer on its series image's ext4.
     disk, fmt = os.path.join(img, "rootfs.qcow2"), "qcow2"
     if not os.path.exists(disk):
         disk, fmt = os.path.join(img, "rootfs.ext4"), "raw"

@@ -124,6 +124,7 @@ class Guest:
         self.rbuf = b""
         os.makedirs(logdir, exist_ok=True)
         self.console = os.path.join(logdir, "console.log")
+        self.console_before = ""    # earlier boots' console (power_cycle)
         self.tmp = tempfile.mkdtemp(prefix="guestmm.")
 
     # ---- life cycle -------------------------------------------------
@@ -212,18 +213,22 @@ class Guest:
                                      stdout=self.qemu_log,
                                      stderr=subprocess.STDOUT)
         self.qmp = QMP(os.path.join(self.tmp, "qmp.sock"))
+        self.connect_ctl(os.path.join(self.tmp, "ctl.sock"))
+        self.wait_ready()
+        return self
+
+    def connect_ctl(self, path):
+        """Connect to ttyS1's socket (QEMU's server) at path."""
         deadline = time.monotonic() + self.boot_timeout
         while True:
             try:
                 self.ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.ctl.connect(os.path.join(self.tmp, "ctl.sock"))
-                break
+                self.ctl.connect(path)
+                return
             except OSError:
                 self.ctl.close()
                 self._check_alive(deadline, "connecting to ttyS1")
                 time.sleep(0.1)
-        self.wait_ready()
-        return self
 
     def wait_ready(self, timeout=None):
         """Wait for the guest agent's hello: after start(), or after the
@@ -251,6 +256,31 @@ class Guest:
             self.qemu_log.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
+    def shutdown(self, timeout=600):
+        """Shut the guest down as its init does (systemctl poweroff) and
+        wait for QEMU to exit; start() boots it again from the same disks
+        (set kernel and initrd first to boot another kernel).  The console
+        log goes on: the earlier boots' text is kept for problems()."""
+        self.sh("sync; (sleep 1; systemctl poweroff) >/dev/null 2>&1 &")
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise GuestError("no poweroff in %d s; console tail:\n%s" %
+                             (timeout, self.console_text()[-3000:]))
+        self.console_before = self.console_text()
+        n = 1
+        while os.path.exists("%s.%d" % (self.console, n)):
+            n += 1
+        shutil.copy(self.console, "%s.%d" % (self.console, n))
+        for s in (self.ctl, self.qmp):
+            if s:
+                s.close()
+        self.qemu_log.close()
+        self.ctl = self.qmp = None
+        self.rbuf = b""
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        self.tmp = tempfile.mkdtemp(prefix="guestmm.")
+
     def __enter__(self):
         return self.start()
 
@@ -259,11 +289,13 @@ class Guest:
 
     # ---- command channel ---------------------------------------------
     def console_text(self):
+        """The serial console since start(), every boot of power_cycle()."""
         try:
             with open(self.console, "rb") as f:
-                return f.read().decode(errors="replace")
+                text = f.read().decode(errors="replace")
         except OSError:
-            return ""
+            text = ""
+        return self.console_before + text
 
     def _check_alive(self, deadline, what):
         if self.proc.poll() is not None:

@@ -1,16 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A Debian 13 (trixie) image running one given kernel build: a qcow2 layer
-# on scripts/rootfs/build.sh's trixie image that swaps its kernel (the
-# newest) for the build named, with that build's headers, so that DKMS
+# A Debian image running one given kernel build: a qcow2 layer on one of
+# scripts/rootfs/build.sh's images that swaps its kernel (the newest of its
+# suites) for the build named, with that build's headers, so that DKMS
 # builds guestmm for exactly that kernel in the guest (make check-kernels
-# boots every gcc-14 row of livepatch/kernels.tsv this way).
+# boots every gcc-14 row of livepatch/kernels.tsv this way; an older
+# Debian 12 build is where a test upgrades the kernel with apt,
+# scripts/rootfs/kernel-debs.sh).
 #
 #   scripts/rootfs/layer.sh ABI [--force] [--key]
 #
-# ABI is a Debian 13 kernel release, e.g. 6.12.107+deb13-amd64.  Prints the
-# image directory (built first when missing), laid out as build.sh's:
+# ABI is a Debian kernel release; its form names the base image:
+#   6.12.107+deb13-amd64   Debian 13: build.sh --kernel trixie (trixie,
+#                          trixie-updates, trixie-security)
+#   6.1.0-50-amd64         Debian 12: build.sh --kernel 6.1 (bookworm,
+#                          bookworm-updates, bookworm-security)
+#   6.12.95+deb12-amd64    Debian 12's 6.12: build.sh --kernel 6.12 (the
+#                          same plus bookworm-backports)
+# Prints the image directory (built first when missing), laid out as
+# build.sh's:
 #   rootfs.qcow2   the root file system (backing file ../../rootfs.ext4,
 #                  the base image's): boot it with root=/dev/vda
 #   vmlinuz        that build's kernel and its initramfs, made in the image
@@ -20,13 +29,15 @@
 # For the base image's own kernel it prints build.sh's directory.
 #
 # The build comes from the package lists of the base image's private apt
-# view (trixie, trixie-updates, trixie-security, which carry each build's
-# own linux-image-ABI packages until the archive drops them); nothing here
-# names a version.  linux-image-ABI-unsigned is installed: the vmlinuz of the
-# signed package without the signature (same vmlinux build ID, the one
-# livepatch/kernels.tsv records), and the .deb scripts/klp-variant has
-# already downloaded for that build, which is reused when present.  The
-# base image's kernel packages are purged, so the guest has one kernel.
+# view (whose suites carry each build's own linux-image-ABI packages until
+# the archive drops them); nothing here names a version.
+# linux-image-ABI-unsigned is installed where the lists have it: the
+# vmlinuz of the signed package without the signature (same vmlinux build
+# ID, the one livepatch/kernels.tsv records), and the .deb
+# scripts/klp-variant has already downloaded for that build, which is
+# reused when present.  Where they do not (older Debian 12 builds keep only
+# the signed package), linux-image-ABI.  The base image's kernel packages
+# are purged, so the guest has one kernel.
 #
 # The layer is built on the host: the base image behind a fresh qcow2
 # overlay, exported as a raw file by qemu-storage-daemon (FUSE), loop
@@ -42,7 +53,6 @@ top=$(cd "$here/../.." && pwd)
 CACHE=${GUESTMM_CACHE:-$HOME/.cache/guestmm}
 RDIR=$CACHE/rootfs
 DEBS=$RDIR/debs
-APTD=$RDIR/apt/trixie
 
 die() { echo "rootfs/layer.sh: $*" >&2; exit 1; }
 log() { echo "rootfs: $*" >&2; }
@@ -52,26 +62,33 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--force) force=1 ;;
 	--key) keyonly=1 ;;
-	-h|--help) sed -n '3,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown argument '$1'" ;;
 	*) [ -z "$pin" ] || die "one ABI only"; pin=$1 ;;
 	esac
 	shift
 done
+# The base image's series (build.sh --kernel) and the suites it reads.
 case $pin in
-[0-9]*+deb13*-amd64) ;;
-"") die "usage: layer.sh ABI (a Debian 13 kernel release, e.g. 6.12.107+deb13-amd64)" ;;
-*) die "'$pin' is not a Debian 13 amd64 kernel release (like 6.12.107+deb13-amd64)" ;;
+[0-9]*+deb13*-amd64)
+	series=trixie suites="Debian 13's package lists (trixie, trixie-updates, trixie-security)" ;;
+6.1.0-[0-9]*-amd64)
+	series=6.1 suites="Debian 12's package lists (bookworm, bookworm-updates, bookworm-security)" ;;
+6.12.[0-9]*+deb12*-amd64)
+	series=6.12 suites="Debian 12's package lists (bookworm, bookworm-updates, bookworm-security, bookworm-backports)" ;;
+"") die "usage: layer.sh ABI (a Debian kernel release, e.g. 6.12.107+deb13-amd64, 6.1.0-50-amd64, 6.12.95+deb12-amd64)" ;;
+*) die "'$pin' is not a Debian 12 or 13 amd64 kernel release (like 6.12.107+deb13-amd64, 6.1.0-50-amd64, 6.12.95+deb12-amd64)" ;;
 esac
+APTD=$RDIR/apt/$series
 [ "$(id -u)" = 0 ] || die "must run as root (mount, chroot)"
 
-# The base image (and, by the way, a fresh private apt view of trixie).
+# The base image (and, by the way, a fresh private apt view of its series).
 if [ $keyonly = 1 ]; then
-	base_name=$("$top/scripts/rootfs/build.sh" --kernel trixie --key)
+	base_name=$("$top/scripts/rootfs/build.sh" --kernel $series --key)
 	base=$RDIR/$base_name
-	base_abi=$("$top/scripts/rootfs/build.sh" --kernel trixie --abi)
+	base_abi=$("$top/scripts/rootfs/build.sh" --kernel $series --abi)
 else
-	base=$("$top/scripts/rootfs/build.sh" --kernel trixie | tail -n1)
+	base=$("$top/scripts/rootfs/build.sh" --kernel $series | tail -n1)
 	base_name=$(basename "$base")
 	base_abi=$(cat "$base/abi")
 fi
@@ -86,17 +103,25 @@ apt_opts() {
 		"-o Dir::State::Lists=$APTD/lists -o Dir::Cache=$APTD/cache" \
 		"-o Dir::State::status=$APTD/status -o APT::Sandbox::User=root"
 }
-PKGS="linux-image-$pin-unsigned linux-headers-$pin"
 
 exec 9>"$RDIR/.lock"
 flock 9
 [ $keyonly = 1 ] || [ -f "$base/ok" ] || die "the base image $base went away"
+# The unsigned image where the lists have it (a package, not only a name
+# something provides), else the signed one.
+image=linux-image-$pin-unsigned
+# shellcheck disable=SC2046
+case $(apt-cache $(apt_opts) policy "$image" 2>/dev/null | sed -n 's/^  Candidate: //p') in
+[0-9]*) ;;
+*) image=linux-image-$pin ;;
+esac
+PKGS="$image linux-headers-$pin"
 resolved=$APTD/resolved-$pin.txt
 # shellcheck disable=SC2046,SC2086
 apt-get $(apt_opts) -s -q install --no-install-recommends $PKGS \
 	>"$resolved" 2>&1 || {
 	tail -n 5 "$resolved" >&2
-	die "Debian 13's package lists (trixie, trixie-updates, trixie-security) have no $PKGS"
+	die "$suites have no $PKGS"
 }
 key=$({
 	echo "layer $pin on $base_name"
@@ -144,13 +169,13 @@ mnt() {	# mnt TARGET mount-args...
 
 # The downloads scripts/klp-variant made for this build, where present
 # (the same files as the archive's; apt checks their hashes).
-version=$(sed -n "s/^Inst linux-image-$pin-unsigned (\([^ ]*\) .*/\1/p" "$resolved")
-for f in "$CACHE/klp-variant/$version/linux-image-$pin-unsigned_"*.deb; do
+version=$(sed -n "s/^Inst $image (\([^ ]*\) .*/\1/p" "$resolved")
+for f in "$CACHE/klp-variant/$version/${image}_"*.deb; do
 	[ -f "$f" ] && [ ! -f "$DEBS/$(basename "$f")" ] &&
 		{ ln "$f" "$DEBS/" 2>/dev/null || cp "$f" "$DEBS/"; }
 done
 
-log "building trixie layer $name (kernel $pin) on $base_name"
+log "building $series layer $name (kernel $pin, $image) on $base_name"
 # The layer's backing file is named relative to it: work/ and kernels/NAME
 # are at the same depth.
 (cd "$work" && qemu-img create -q -f qcow2 -F raw -b ../../rootfs.ext4 \

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers for the cases that build guestmm with DKMS inside a stock Debian
-guest booted from its own image (scripts/guest/debimage.py): dkms_e2e and
-klp_dkms_smoke.  `ver` is guestmm's version (debimage.dist_version()),
+guest booted from its own image (scripts/guest/debimage.py): dkms_e2e,
+deb_upgrade and klp_dkms_smoke.  `ver` is guestmm's version (debimage.dist_version()),
 `tag` the prefix of the KEY lines a helper prints (the case's name)."""
 import os
 import re
@@ -16,6 +16,45 @@ from klplib import LP, STATS, klp_stats, klp_variant, wait_transition
 # problem.
 TAINT_LETTERS = "PFSRMBUDAWCIOELKXTN"
 EXPECTED_TAINT = set("OEK")
+
+
+MIB = 1 << 20
+
+# The driver bound to the virtio balloon device ("none" when unbound).
+BALLOON_DRIVER = ("for d in /sys/bus/virtio/devices/*; do "
+                  "[ \"$(cat $d/device)\" = 0x0005 ] || continue; "
+                  "if [ -e $d/driver ]; then "
+                  "basename \"$(readlink $d/driver)\"; "
+                  "else echo none; fi; done")
+
+
+def balloon_driver(g):
+    return g.sh(BALLOON_DRIVER).strip()
+
+
+def wait_for(g, script, want, timeout=120):
+    """Poll a guest command until its output is `want`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        out = g.sh(script, check=False).strip()
+        if out == want:
+            return
+        assert time.monotonic() < deadline, (script, out, want)
+        time.sleep(1)
+
+
+def inflate_deflate(g, out_mib):
+    """The host inflates the balloon by out_mib over QMP and deflates it:
+    MemTotal follows exactly, both ways."""
+    ram = g.mem * MIB
+    total0 = g.meminfo()["MemTotal"]
+    g.balloon(ram - out_mib * MIB)
+    g.wait_balloon(ram - out_mib * MIB, timeout=300)
+    total1 = g.meminfo()["MemTotal"]
+    assert total0 - total1 == out_mib * 1024, (total0, total1)
+    g.balloon(ram)
+    g.wait_balloon(ram, timeout=300)
+    assert g.meminfo()["MemTotal"] == total0
 
 
 def taint_flags(g):
