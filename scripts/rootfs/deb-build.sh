@@ -42,6 +42,8 @@ DEBS=$RDIR/debs
 
 die() { echo "rootfs/deb-build.sh: $*" >&2; exit 1; }
 log() { echo "deb-build: $*" >&2; }
+# shellcheck source=scripts/rootfs/root.sh
+. "$here/root.sh"
 
 case ${1:-} in
 -h|--help) sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -63,46 +65,12 @@ base=$("$top/scripts/rootfs/build.sh" --kernel $series | tail -n1)
 mkdir -p "$DEBS/partial"
 work=$(mktemp -d "$RDIR/deb-build.XXXXXX")
 root=$work/root
-mounts=()
-qsd=""
-cleanup() {
-	local i
-	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-		umount -l "${mounts[$i]}" 2>/dev/null || true
-	done
-	mounts=()
-	if [ -n "$qsd" ]; then
-		kill "$qsd" 2>/dev/null || true
-		while kill -0 "$qsd" 2>/dev/null; do sleep 0.2; done
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-mnt() {	# mnt TARGET mount-args...
-	local t=$1
-	shift
-	mkdir -p "$t"
-	mount "$@" "$t"
-	mounts+=("$t")
-}
+trap root_cleanup EXIT
 
 log "$dist build root: an overlay on $(basename "$base")"
 qemu-img create -q -f qcow2 -F raw -b "$base/rootfs.ext4" "$work/root.qcow2" ||
 	die "qemu-img create failed"
-: >"$work/disk.raw"
-qemu-storage-daemon \
-	--blockdev driver=file,node-name=file,filename="$work/root.qcow2",cache.no-flush=on \
-	--blockdev driver=qcow2,node-name=disk,file=file \
-	--export type=fuse,id=exp,node-name=disk,mountpoint="$work/disk.raw",writable=on \
-	--pidfile "$work/qsd.pid" --daemonize ||
-	die "qemu-storage-daemon could not export the overlay (FUSE: /dev/fuse, fuse3)"
-qsd=$(cat "$work/qsd.pid")
-mnt "$root" -o loop "$work/disk.raw"
-mnt "$root/proc" -t proc proc
-mnt "$root/sys" -t sysfs sysfs
-mnt "$root/dev" --bind /dev
-mnt "$root/dev/pts" --bind /dev/pts
-mnt "$root/var/cache/apt/archives" --bind "$DEBS"
+root_open "$work/root.qcow2" "$root" ",cache.no-flush=on"
 mnt "$root/build" --bind "$dir"
 cmp -s "$root/etc/apt/sources.list" "$APTD/sources.list" ||
 	die "the $series image's apt sources differ from $APTD/sources.list"

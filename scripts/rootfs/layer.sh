@@ -56,6 +56,8 @@ DEBS=$RDIR/debs
 
 die() { echo "rootfs/layer.sh: $*" >&2; exit 1; }
 log() { echo "rootfs: $*" >&2; }
+# shellcheck source=scripts/rootfs/root.sh
+. "$here/root.sh"
 
 pin="" force=0 keyonly=0
 while [ $# -gt 0 ]; do
@@ -126,7 +128,7 @@ apt-get $(apt_opts) -s -q install --no-install-recommends $PKGS \
 key=$({
 	echo "layer $pin on $base_name"
 	sed -n 's/^Inst \(linux-[^ ]*\) (\([^ ]*\) .*/\1 \2/p' "$resolved" | sort
-	sha256sum "$0" | cut -d' ' -f1
+	sha256sum "$0" "$here/root.sh" | cut -d' ' -f1
 } | sha256sum | cut -c1-12)
 name=$pin-$key
 out=$base/kernels/$name
@@ -144,28 +146,7 @@ t0=$(date +%s)
 mkdir -p "$base/kernels" "$DEBS/partial"
 work=$(mktemp -d "$base/kernels/tmp.XXXXXX")
 root=$work/root
-mounts=()
-qsd=""
-cleanup() {
-	local i
-	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-		umount -l "${mounts[$i]}" 2>/dev/null || true
-	done
-	mounts=()
-	if [ -n "$qsd" ]; then
-		kill "$qsd" 2>/dev/null || true
-		while kill -0 "$qsd" 2>/dev/null; do sleep 0.2; done
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-mnt() {	# mnt TARGET mount-args...
-	local t=$1
-	shift
-	mkdir -p "$t"
-	mount "$@" "$t"
-	mounts+=("$t")
-}
+trap root_cleanup EXIT
 
 # The downloads scripts/klp-variant made for this build, where present
 # (the same files as the archive's; apt checks their hashes).
@@ -180,20 +161,7 @@ log "building $series layer $name (kernel $pin, $image) on $base_name"
 # are at the same depth.
 (cd "$work" && qemu-img create -q -f qcow2 -F raw -b ../../rootfs.ext4 \
 	layer.qcow2) || die "qemu-img create failed"
-: >"$work/disk.raw"
-qemu-storage-daemon \
-	--blockdev driver=file,node-name=file,filename="$work/layer.qcow2" \
-	--blockdev driver=qcow2,node-name=disk,file=file \
-	--export type=fuse,id=exp,node-name=disk,mountpoint="$work/disk.raw",writable=on \
-	--pidfile "$work/qsd.pid" --daemonize ||
-	die "qemu-storage-daemon could not export the layer (FUSE: /dev/fuse, fuse3)"
-qsd=$(cat "$work/qsd.pid")
-mnt "$root" -o loop "$work/disk.raw"
-mnt "$root/proc" -t proc proc
-mnt "$root/sys" -t sysfs sysfs
-mnt "$root/dev" --bind /dev
-mnt "$root/dev/pts" --bind /dev/pts
-mnt "$root/var/cache/apt/archives" --bind "$DEBS"
+root_open "$work/layer.qcow2" "$root"
 # The base image's sources are build.sh's (its private view's): lend the
 # view's lists, so nothing of them is written into the layer.
 cmp -s "$root/etc/apt/sources.list" "$APTD/sources.list" ||
@@ -233,13 +201,7 @@ in_root dpkg-query -W -f '${Package} ${Version}\n' | sort >"$work/img/packages.t
 cp "$root/boot/vmlinuz-$pin" "$work/img/vmlinuz"
 cp "$root/boot/initrd.img-$pin" "$work/img/initrd.img"
 rm -rf "$root"/var/cache/apt/*.bin "$root"/var/log/apt/* "$root"/var/log/dpkg.log
-for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-	umount "${mounts[$i]}" || die "umount ${mounts[$i]} failed"
-done
-mounts=()
-kill "$qsd"
-while kill -0 "$qsd" 2>/dev/null; do sleep 0.2; done
-qsd=""
+root_close
 qemu-img check -q "$work/layer.qcow2" || die "the layer is damaged"
 mv "$work/layer.qcow2" "$work/img/rootfs.qcow2"
 echo "$pin" >"$work/img/abi"
