@@ -235,36 +235,42 @@ void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head)
 }
 
 /*
- * Take one page out of the balloon, strays first (they sit at the head);
- * with @strays_only, never a page of a complete block.  Returns NULL if
- * every eligible page is isolated or locked right now.  Called with
- * balloon_lock.
+ * Take up to @n pages out of the balloon onto @pages, strays first (they
+ * sit at the head); with @strays_only never a page of a complete block;
+ * with @nodes only pages of those nodes.  Pages isolated or locked right
+ * now are passed over.  Returns how many.  Called with balloon_lock.
  */
-struct page *gmb_chunk_dequeue(struct gmb *vb, bool strays_only)
+unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
+			       unsigned int n, bool strays_only,
+			       const nodemask_t *nodes)
 {
 	struct balloon_dev_info *b = &vb->b_dev_info;
-	struct page *page, *found = NULL;
+	struct page *page, *tmp;
+	unsigned int done = 0;
 	unsigned long flags;
 
 	spin_lock_irqsave(&b->pages_lock, flags);
-	list_for_each_entry(page, &b->pages, lru) {
-		/* Locked: compaction is looking at it; take another. */
+	list_for_each_entry_safe(page, tmp, &b->pages, lru) {
+		if (done == n)
+			break;
 		if (strays_only && gmb_in_complete_block(vb, page))
 			continue;
+		if (nodes && !node_isset(page_to_nid(page), *nodes))
+			continue;
+		/* Locked: compaction is looking at it; take another. */
 		if (!trylock_page(page))
 			continue;
 		if (gmb_in_complete_block(vb, page))
 			gmb_count(vb, GMB_C_CHUNK_BROKEN, 1);
-		list_del(&page->lru);
+		list_move(&page->lru, pages);
 		__gmb_chunk_track(vb, page, -1);
 		balloon_page_finalize(page);
 		__count_vm_event(BALLOON_DEFLATE);
 		unlock_page(page);
-		found = page;
-		break;
+		done++;
 	}
 	spin_unlock_irqrestore(&b->pages_lock, flags);
-	return found;
+	return done;
 }
 
 static struct gmb *gmb_of_page(struct page *page)

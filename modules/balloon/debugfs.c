@@ -4,8 +4,8 @@
  *
  * One read-only (0400, root) file per counter, plus "state", which prints
  * the current balloon state and all counters as "name value" lines,
- * "blocks" (chunk mode), and the write-only "defrag": writing N completes
- * up to N blocks now (defrag.c).
+ * "blocks" (chunk mode), "nodes" (per-node counts, numa.c), and the
+ * write-only "defrag": writing N completes up to N blocks now (defrag.c).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -109,6 +109,13 @@ static int gmb_blocks_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(gmb_blocks);
 
+static int gmb_nodes_show(struct seq_file *m, void *unused)
+{
+	gmb_numa_show(m->private, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gmb_nodes);
+
 /* Blocks one write to "defrag" may ask for; a run with no time budget. */
 #define GMB_DEFRAG_WRITE_MAX	(1U << 20)
 
@@ -133,6 +140,7 @@ void gmb_debugfs_init(struct gmb *vb)
 	vb->debugfs_dir = dir;
 	debugfs_create_file("state", 0400, dir, vb, &gmb_state_fops);
 	debugfs_create_file("blocks", 0400, dir, vb, &gmb_blocks_fops);
+	debugfs_create_file("nodes", 0400, dir, vb, &gmb_nodes_fops);
 	debugfs_create_file_unsafe("defrag", 0200, dir, vb, &gmb_defrag_fops);
 	for (i = 0; i < GMB_NR_COUNTERS; i++)
 		debugfs_create_file_unsafe(gmb_counter_names[i], 0400, dir,

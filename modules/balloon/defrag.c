@@ -135,7 +135,7 @@ static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
 	mutex_lock(&vb->balloon_lock);
 	gmb_add_block(vb, pfn_to_page(pfn));
 	left = n * GMB_PAGES_PER_PAGE -
-	       __gmb_leak(vb, n * GMB_PAGES_PER_PAGE, true);
+	       __gmb_leak(vb, n * GMB_PAGES_PER_PAGE, GMB_LEAK_DEFRAG, NULL);
 	mutex_unlock(&vb->balloon_lock);
 	/*
 	 * Strays isolated by compaction right now, or fewer strays than a

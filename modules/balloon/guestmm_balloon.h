@@ -14,6 +14,7 @@
 #include <linux/vmstat.h>
 #include <linux/balloon_compaction.h>
 #include <linux/mutex.h>
+#include <linux/nodemask.h>
 #include <linux/notifier.h>
 #include <linux/page_reporting.h>
 #include <linux/seq_file.h>
@@ -65,6 +66,12 @@
 #define GMB_MAKE_SCAN_BLOCKS		64UL
 #define GMB_MAKE_TRIES			2
 
+/*
+ * "'%.*s'" arguments for a parameter value in an error message: without
+ * the newline that a sysfs write carries.
+ */
+#define GMB_VAL(val)	(int)strcspn((val) ? (val) : "", "\n"), (val) ? (val) : ""
+
 /* Virtqueue order is fixed by the device: absent queues are skipped. */
 enum gmb_vq {
 	GMB_VQ_INFLATE,
@@ -113,6 +120,23 @@ enum gmb_counter {
 	GMB_C_DEFRAG_MOVED,	/* pages those blocks held in use (ours too) */
 	GMB_C_DEFRAG_FAILED,	/* blocks alloc_contig_range() could not take */
 	GMB_NR_COUNTERS
+};
+
+/* Per-node counts (numa.c, debugfs "nodes"). */
+enum gmb_node_stat {
+	GMB_N_PAGES,		/* balloon pages on the node now */
+	GMB_N_INFLATED,		/* pages inflation took from it */
+	GMB_N_DEFLATED,		/* pages given back to it (not on OOM) */
+	GMB_N_OOM_DEFLATED,	/* pages given back to it on OOM */
+	GMB_N_MIGRATED_IN,	/* balloon pages migrated to it from another */
+	GMB_N_NR
+};
+
+/* Why pages leave the balloon: which may go, and how they are counted. */
+enum gmb_leak_why {
+	GMB_LEAK_HOST,		/* the host's target: any page, strays first */
+	GMB_LEAK_OOM,		/* deflate on OOM (pressure.c) */
+	GMB_LEAK_DEFRAG,	/* strays only: no page of a complete block */
 };
 
 struct gmb {
@@ -228,6 +252,15 @@ struct gmb {
 	/* gmb_make_block()'s next block to look at; size_work only. */
 	unsigned long make_cursor;
 
+	/*
+	 * NUMA (numa.c): per-node counts, nr_node_ids of them; inflation's
+	 * weights and round-robin credits, size_work only.
+	 */
+	atomic_long_t (*node_stats)[GMB_N_NR];
+	unsigned long *numa_weight;
+	long *numa_credit;
+	unsigned long numa_total;
+
 	struct dentry *debugfs_dir;
 	atomic64_t counters[GMB_NR_COUNTERS];
 };
@@ -278,8 +311,10 @@ void gmb_tell_host(struct gmb *vb, struct virtqueue *vq);
 void gmb_set_page_pfns(struct gmb *vb, __virtio32 pfns[], struct page *page);
 unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff);
 void gmb_add_block(struct gmb *vb, struct page *head);
-unsigned int __gmb_leak(struct gmb *vb, unsigned int num, bool strays_only);
-unsigned int gmb_leak(struct gmb *vb, unsigned int num);
+unsigned int __gmb_leak(struct gmb *vb, unsigned int num,
+			enum gmb_leak_why why, const nodemask_t *nodes);
+unsigned int gmb_leak(struct gmb *vb, unsigned int num,
+		      enum gmb_leak_why why, const nodemask_t *nodes);
 void gmb_leak_all(struct gmb *vb);
 
 /* migrate.c */
@@ -295,7 +330,9 @@ int gmb_chunk_init(struct gmb *vb);
 void gmb_chunk_exit(struct gmb *vb);
 void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head);
 void gmb_chunk_enqueue(struct gmb *vb, struct page *page);
-struct page *gmb_chunk_dequeue(struct gmb *vb, bool strays_only);
+unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
+			       unsigned int n, bool strays_only,
+			       const nodemask_t *nodes);
 unsigned int gmb_chunk_count(struct gmb *vb, unsigned long blk);
 int gmb_pfn_migratetype(unsigned long pfn);
 void gmb_chunk_track(struct gmb *vb, struct page *page, int delta);
@@ -322,6 +359,16 @@ int gmb_hint_init(struct gmb *vb);
 void gmb_hint_exit(struct gmb *vb);
 void gmb_hint_config_changed(struct gmb *vb);
 void gmb_hint_return_all(struct gmb *vb);
+
+/* numa.c */
+int gmb_numa_init(struct gmb *vb);
+void gmb_numa_exit(struct gmb *vb);
+bool gmb_numa_plan(struct gmb *vb);
+int gmb_numa_next(struct gmb *vb, unsigned int pages);
+const nodemask_t *gmb_numa_short_nodes(struct gmb *vb, nodemask_t *mask);
+void gmb_numa_track(struct gmb *vb, struct page *page, int delta, bool oom);
+void gmb_numa_migrate(struct gmb *vb, struct page *newpage, struct page *page);
+void gmb_numa_show(struct gmb *vb, struct seq_file *m);
 
 /* pressure.c */
 unsigned int gmb_floor_allow(struct gmb *vb, unsigned int num);

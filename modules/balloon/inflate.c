@@ -115,6 +115,7 @@ static unsigned int gmb_batch(struct gmb *vb, unsigned int num)
  */
 static void gmb_enqueue(struct gmb *vb, struct page *page, bool block)
 {
+	gmb_numa_track(vb, page, 1, false);
 	if (vb->movable) {
 		if (vb->chunk_order)
 			gmb_chunk_enqueue(vb, page);
@@ -141,37 +142,104 @@ static gfp_t gmb_gfp(struct gmb *vb)
 	       GMB_PAGE_FLAGS;
 }
 
-/* A page for the balloon, or NULL.  May sleep (direct reclaim). */
-static struct page *gmb_page_alloc(struct gmb *vb)
+/*
+ * A page for the balloon, or NULL.  May sleep (direct reclaim).  @nid:
+ * the node numa.c chose, which gets the first try, or NUMA_NO_NODE.
+ */
+static struct page *gmb_page_alloc(struct gmb *vb, int nid)
 {
+	struct page *page;
+
+	if (nid != NUMA_NO_NODE) {
+		page = alloc_pages_node(nid, gmb_gfp(vb) | __GFP_THISNODE, 0);
+		if (page)
+			return page;
+	}
 	if (vb->movable)
 		return balloon_page_alloc();
 	return alloc_page(gmb_gfp(vb));
 }
 
-/*
- * Take one page out of the balloon, or NULL.  @strays_only: never a page
- * of a complete block (movable chunk mode).  Called with balloon_lock.
- */
-static struct page *gmb_dequeue(struct gmb *vb, bool strays_only)
+/* May @page leave the balloon for a caller that wants @nodes' pages? */
+static bool gmb_node_wanted(struct page *page, const nodemask_t *nodes)
 {
-	struct page *page;
+	return !nodes || node_isset(page_to_nid(page), *nodes);
+}
 
-	if (vb->movable) {
-		if (vb->chunk_order)
-			return gmb_chunk_dequeue(vb, strays_only);
-		return balloon_page_dequeue(&vb->b_dev_info);
+/*
+ * balloon_page_list_dequeue() (mm/balloon_compaction.c, 6.1 and 6.12)
+ * for the pages of @nodes only; the same steps, with the node test added.
+ */
+static unsigned int gmb_dequeue_nodes(struct gmb *vb, struct list_head *pages,
+				      unsigned int n, const nodemask_t *nodes)
+{
+	struct balloon_dev_info *b = &vb->b_dev_info;
+	struct page *page, *tmp;
+	unsigned int done = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&b->pages_lock, flags);
+	list_for_each_entry_safe(page, tmp, &b->pages, lru) {
+		if (done == n)
+			break;
+		if (!gmb_node_wanted(page, nodes) || !trylock_page(page))
+			continue;
+		if (PageIsolated(page)) {
+			/* raced with isolation */
+			unlock_page(page);
+			continue;
+		}
+		list_del(&page->lru);
+		balloon_page_finalize(page);
+		__count_vm_event(BALLOON_DEFLATE);
+		list_add(&page->lru, pages);
+		unlock_page(page);
+		done++;
 	}
+	spin_unlock_irqrestore(&b->pages_lock, flags);
+	return done;
+}
 
-	page = list_first_entry_or_null(&vb->pinned_pages, struct page, lru);
-	if (!page)
-		return NULL;
-	list_del(&page->lru);
+/* movable=0: the first @n pages of pinned_pages that @nodes wants. */
+static unsigned int gmb_dequeue_pinned(struct gmb *vb, struct list_head *pages,
+				       unsigned int n, const nodemask_t *nodes)
+{
+	struct page *page, *tmp;
+	unsigned int done = 0;
+
+	list_for_each_entry_safe(page, tmp, &vb->pinned_pages, lru) {
+		if (done == n)
+			break;
+		if (!gmb_node_wanted(page, nodes))
+			continue;
+		list_move(&page->lru, pages);
+		if (vb->chunk_order)
+			gmb_chunk_track(vb, page, -1);
+		__ClearPageOffline(page);
+		count_vm_event(BALLOON_DEFLATE);
+		done++;
+	}
+	return done;
+}
+
+/*
+ * Take up to @n pages out of the balloon onto @pages, in one pass over
+ * the list: strays first; with @strays_only never a page of a complete
+ * block (movable chunk mode); with @nodes only pages of those nodes.
+ * Returns how many; fewer (even 0) while pages remain if those are
+ * isolated for migration right now.  Called with balloon_lock.
+ */
+static unsigned int gmb_dequeue(struct gmb *vb, struct list_head *pages,
+				unsigned int n, bool strays_only,
+				const nodemask_t *nodes)
+{
+	if (!vb->movable)
+		return gmb_dequeue_pinned(vb, pages, n, nodes);
 	if (vb->chunk_order)
-		gmb_chunk_track(vb, page, -1);
-	__ClearPageOffline(page);
-	count_vm_event(BALLOON_DEFLATE);
-	return page;
+		return gmb_chunk_dequeue(vb, pages, n, strays_only, nodes);
+	if (nodes)
+		return gmb_dequeue_nodes(vb, pages, n, nodes);
+	return balloon_page_list_dequeue(&vb->b_dev_info, pages, n);
 }
 
 /*
@@ -186,6 +254,8 @@ void gmb_add_block(struct gmb *vb, struct page *head)
 
 	lockdep_assert_held(&vb->balloon_lock);
 	if (vb->movable) {
+		for (i = 0; i < n; i++)
+			gmb_numa_track(vb, nth_page(head, i), 1, false);
 		gmb_chunk_enqueue_block(vb, head);
 	} else {
 		for (i = 0; i < n; i++)
@@ -207,7 +277,8 @@ void gmb_add_block(struct gmb *vb, struct page *head)
 
 /*
  * Chunk mode: take one free, naturally aligned block of 1 << chunk_order
- * pages and send all of it to the host in one buffer.
+ * pages and send all of it to the host in one buffer.  @nid: the node
+ * numa.c chose, tried first, or NUMA_NO_NODE.
  *
  * The mask has no reclaim bits at all (as vmw_balloon's 2 MiB path):
  * reclaiming or compacting for a block would evict the guest's caches to
@@ -220,11 +291,16 @@ void gmb_add_block(struct gmb *vb, struct page *head)
  *
  * Return: balloon pages added, 0 when no block could be had.
  */
-static unsigned int gmb_fill_block(struct gmb *vb)
+static unsigned int gmb_fill_block(struct gmb *vb, int nid)
 {
-	struct page *head;
+	gfp_t gfp = gmb_gfp(vb) & ~__GFP_RECLAIM;
+	struct page *head = NULL;
 
-	head = alloc_pages(gmb_gfp(vb) & ~__GFP_RECLAIM, vb->chunk_order);
+	if (nid != NUMA_NO_NODE)
+		head = alloc_pages_node(nid, gfp | __GFP_THISNODE,
+					vb->chunk_order);
+	if (!head)
+		head = alloc_pages(gfp, vb->chunk_order);
 	if (head) {
 		/* n order-0 pages, each with its own reference: the balloon's. */
 		split_page(head, vb->chunk_order);
@@ -258,6 +334,8 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
 	unsigned long first_pfn = 0;
 	struct page *page;
 	unsigned int done, n;
+	bool steer;
+	int nid;
 	LIST_HEAD(pages);
 
 	*out_of_puff = false;
@@ -268,15 +346,18 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
 		return 0;
 	}
 
+	steer = gmb_numa_plan(vb);
 	if (vb->chunk_order && num >= GMB_PAGES_PER_PAGE << vb->chunk_order) {
-		done = gmb_fill_block(vb);
+		nid = steer ? gmb_numa_next(vb, gmb_blk_pages(vb)) : NUMA_NO_NODE;
+		done = gmb_fill_block(vb, nid);
 		if (done)
 			return done;
 	}
 
 	/* Allocate outside the lock: allocation may compact and migrate. */
 	for (n = 0; n < num; n += GMB_PAGES_PER_PAGE) {
-		page = gmb_page_alloc(vb);
+		nid = steer ? gmb_numa_next(vb, 1) : NUMA_NO_NODE;
+		page = gmb_page_alloc(vb, nid);
 		if (!page) {
 			gmb_count(vb, GMB_C_OUT_OF_PUFF, 1);
 			dev_info_ratelimited(&vb->vdev->dev,
@@ -316,7 +397,8 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
  * __gmb_leak - deflate the balloon by up to one batch, with balloon_lock
  * @vb: the balloon
  * @num: balloon pages to give back
- * @strays_only: give back no page of a complete block
+ * @why: the host's target, OOM, or defrag (strays only)
+ * @nodes: give back only pages of these nodes, or NULL for any
  *
  * The host is told before the pages are freed, as MUST_TELL_HOST requires.
  * May return 0 while pages remain if all of them are isolated for
@@ -324,7 +406,8 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
  *
  * Return: number of balloon pages given back.
  */
-unsigned int __gmb_leak(struct gmb *vb, unsigned int num, bool strays_only)
+unsigned int __gmb_leak(struct gmb *vb, unsigned int num,
+			enum gmb_leak_why why, const nodemask_t *nodes)
 {
 	unsigned long first_pfn = 0;
 	struct page *page, *next;
@@ -333,18 +416,18 @@ unsigned int __gmb_leak(struct gmb *vb, unsigned int num, bool strays_only)
 
 	lockdep_assert_held(&vb->balloon_lock);
 	num = gmb_batch(vb, min(num, vb->num_pages));
-	for (vb->num_pfns = 0; vb->num_pfns < num;
-	     vb->num_pfns += GMB_PAGES_PER_PAGE) {
-		page = gmb_dequeue(vb, strays_only);
-		if (!page)
-			break;
+	gmb_dequeue(vb, &pages, num / GMB_PAGES_PER_PAGE,
+		    why == GMB_LEAK_DEFRAG, nodes);
+	vb->num_pfns = 0;
+	list_for_each_entry(page, &pages, lru) {
 		if (!vb->num_pfns)
 			first_pfn = page_to_pfn(page);
 		gmb_set_page_pfns(vb, vb->pfns + vb->num_pfns, page);
-		list_add(&page->lru, &pages);
-		vb->num_pages -= GMB_PAGES_PER_PAGE;
+		gmb_numa_track(vb, page, -1, why == GMB_LEAK_OOM);
+		vb->num_pfns += GMB_PAGES_PER_PAGE;
 	}
 	done = vb->num_pfns;
+	vb->num_pages -= done;
 	if (done)
 		gmb_tell_host(vb, vb->deflate_vq);
 
@@ -362,13 +445,14 @@ unsigned int __gmb_leak(struct gmb *vb, unsigned int num, bool strays_only)
 	return done;
 }
 
-/* __gmb_leak() for the host's target: any page, strays first. */
-unsigned int gmb_leak(struct gmb *vb, unsigned int num)
+/* __gmb_leak() that takes balloon_lock. */
+unsigned int gmb_leak(struct gmb *vb, unsigned int num,
+		      enum gmb_leak_why why, const nodemask_t *nodes)
 {
 	unsigned int done;
 
 	mutex_lock(&vb->balloon_lock);
-	done = __gmb_leak(vb, num, false);
+	done = __gmb_leak(vb, num, why, nodes);
 	mutex_unlock(&vb->balloon_lock);
 	return done;
 }
@@ -380,7 +464,8 @@ unsigned int gmb_leak(struct gmb *vb, unsigned int num)
 void gmb_leak_all(struct gmb *vb)
 {
 	while (READ_ONCE(vb->num_pages)) {
-		if (!gmb_leak(vb, READ_ONCE(vb->num_pages)))
+		if (!gmb_leak(vb, READ_ONCE(vb->num_pages), GMB_LEAK_HOST,
+			      NULL))
 			usleep_range(1000, 2000);
 		cond_resched();
 	}

@@ -44,12 +44,6 @@ unsigned int gmb_param_defrag_budget_ms = GMB_DEFRAG_BUDGET_DEFAULT_MS;
 unsigned int gmb_param_defrag_min_pages = GMB_DEFRAG_MIN_DEFAULT;
 unsigned int gmb_param_chunk_make_pages = GMB_MAKE_PAGES_DEFAULT;
 
-/*
- * "'%.*s'" arguments for a parameter value in an error message: without
- * the newline that a sysfs write carries.
- */
-#define GMB_VAL(val)	(int)strcspn((val) ? (val) : "", "\n"), (val) ? (val) : ""
-
 static int gmb_param_set_bool(const char *val, const struct kernel_param *kp)
 {
 	bool v;
@@ -325,7 +319,8 @@ static void gmb_size_work(struct work_struct *work)
 	if (diff > 0)
 		done = gmb_fill(vb, min_t(s64, diff, UINT_MAX), &puff);
 	else
-		done = gmb_leak(vb, min_t(s64, -diff, UINT_MAX));
+		done = gmb_leak(vb, min_t(s64, -diff, UINT_MAX), GMB_LEAK_HOST,
+				 NULL);
 	gmb_write_actual(vb);
 
 	if (puff) {
@@ -501,6 +496,9 @@ static int gmb_probe(struct virtio_device *vdev)
 	balloon_devinfo_init(&vb->b_dev_info);
 	INIT_LIST_HEAD(&vb->pinned_pages);
 
+	err = gmb_numa_init(vb);
+	if (err)
+		goto out_free;
 	err = gmb_chunk_init(vb);
 	if (err)
 		goto out_free;
@@ -549,6 +547,7 @@ out_del_vqs:
 out_free:
 	gmb_defrag_exit(vb);
 	gmb_chunk_exit(vb);
+	gmb_numa_exit(vb);
 	kfree(vb);
 	vdev->priv = NULL;
 out_unbind:
@@ -599,6 +598,7 @@ static void gmb_remove(struct virtio_device *vdev)
 
 	gmb_defrag_exit(vb);
 	gmb_chunk_exit(vb);
+	gmb_numa_exit(vb);
 	kfree(vb);
 	atomic_set(&gmb_bound, 0);
 }

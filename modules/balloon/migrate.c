@@ -150,6 +150,7 @@ int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page)
 	get_page(newpage);	/* the balloon's reference */
 
 	gmb_migrate_tell(vb, newpage, page);
+	gmb_numa_migrate(vb, newpage, page);
 
 	/* Managed pages are per zone: move the adjustment along. */
 	if (vb->adjust_managed && page_zone(page) != page_zone(newpage)) {

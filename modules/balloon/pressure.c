@@ -19,7 +19,9 @@
  *    MemAvailable exceeds what the last episode deflated plus the step
  *    about to be taken; else it waits another back-off.  Once the balloon
  *    is back at the host's target the episode is forgotten.
- * Deflation towards a lower host target is never held back.
+ * Deflation towards a lower host target is never held back.  With more
+ * than one node, the pages given back on OOM are the short nodes' first
+ * (numa.c).
  *
  * The floor keeps the host from ballooning the guest to death: the balloon
  * never grows past the point where the guest would keep less than
@@ -119,6 +121,8 @@ static int gmb_oom_notify(struct notifier_block *nb, unsigned long dummy,
 	struct gmb *vb = container_of(nb, struct gmb, oom_nb);
 	unsigned long now = jiffies, *freed = parm;
 	unsigned long want, done = 0, n;
+	const nodemask_t *nodes;
+	nodemask_t short_nodes;
 
 	gmb_count(vb, GMB_C_OOM_CALLS, 1);
 	if (vb->oom_last &&
@@ -129,8 +133,15 @@ static int gmb_oom_notify(struct notifier_block *nb, unsigned long dummy,
 	vb->oom_last = now;
 
 	want = (unsigned long)READ_ONCE(gmb_param_oom_pages) << vb->oom_shift;
+	/* The nodes under pressure first, then any (numa.c). */
+	nodes = gmb_numa_short_nodes(vb, &short_nodes);
 	while (done < want) {
-		n = gmb_leak(vb, min_t(unsigned long, want - done, UINT_MAX));
+		n = gmb_leak(vb, min_t(unsigned long, want - done, UINT_MAX),
+			     GMB_LEAK_OOM, nodes);
+		if (!n && nodes) {
+			nodes = NULL;
+			continue;
+		}
 		if (!n)
 			break;
 		done += n;
