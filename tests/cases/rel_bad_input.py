@@ -25,6 +25,8 @@ RANGE = {
     "migrate_batch": ["0", "513", "-1"],
     "report_delay_ms": ["600001", "-1"],
     "floor_mb": ["-2", "16777217", "-2147483649"],
+    "numa_inflate": ["0", "0,0", "1,2,3", "1000001", "-1", "free,1", "1,,1",
+                     "Free", "localx"],
     "search_depth": ["0", "5000", "-1"],
     "candidates": ["0", "17", "-1"],
     "balloon_cost": ["0", "-1"],
