@@ -273,6 +273,46 @@ unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
 	return done;
 }
 
+/*
+ * Take block @blk's own balloon pages off the list onto @pages: defrag
+ * gives them back before it takes the block, so that alloc_contig_range()
+ * does not migrate them out only for them to be given back after.  A
+ * page is ours and on the list if, under its lock and pages_lock, it is
+ * PageOffline with our balloon as its private and not isolated; pages
+ * isolated or locked right now stay (they migrate like any other).
+ * Returns how many.  Called with balloon_lock.
+ */
+unsigned int gmb_chunk_dequeue_block(struct gmb *vb, struct list_head *pages,
+				     unsigned long blk)
+{
+	struct balloon_dev_info *b = &vb->b_dev_info;
+	unsigned long pfn = blk << vb->chunk_order;
+	unsigned int i, n = gmb_blk_pages(vb), done = 0;
+	unsigned long flags;
+	struct page *page;
+
+	lockdep_assert_held(&vb->balloon_lock);
+	spin_lock_irqsave(&b->pages_lock, flags);
+	for (i = 0; i < n; i++) {
+		page = pfn_to_page(pfn + i);
+		if (!PageOffline(page) || page_private(page) != (unsigned long)b)
+			continue;
+		if (!trylock_page(page))
+			continue;
+		if (PageOffline(page) && page_private(page) == (unsigned long)b &&
+		    !PageIsolated(page)) {
+			list_move(&page->lru, pages);
+			__gmb_chunk_track(vb, page, -1);
+			balloon_page_finalize(page);
+			__count_vm_event(BALLOON_DEFLATE);
+			done++;
+		}
+		unlock_page(page);
+	}
+	spin_unlock_irqrestore(&b->pages_lock, flags);
+	return done;
+}
+
 static struct gmb *gmb_of_page(struct page *page)
 {
 	return container_of(balloon_page_device(page), struct gmb, b_dev_info);
@@ -358,7 +398,7 @@ static int gmb_chunk_migrate(struct page *newpage, struct page *page,
 	if (gmm_migrate_no_copy(mode))
 		return -EINVAL;
 
-	if (gmb_migrate_begin(vb, newpage, page))
+	if (gmb_migrate_begin(vb, newpage, page, mode))
 		return -EAGAIN;
 
 	spin_lock_irqsave(&b->pages_lock, flags);

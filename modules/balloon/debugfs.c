@@ -47,6 +47,7 @@ static const char * const gmb_counter_names[GMB_NR_COUNTERS] = {
 	[GMB_C_DEFRAG_RUNS]	= "defrag_runs",
 	[GMB_C_DEFRAG_BLOCKS]	= "defrag_blocks",
 	[GMB_C_DEFRAG_MOVED]	= "defrag_pages_moved",
+	[GMB_C_DEFRAG_OWN]	= "defrag_own_given_back",
 	[GMB_C_DEFRAG_FAILED]	= "defrag_failed",
 };
 

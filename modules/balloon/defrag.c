@@ -10,17 +10,18 @@
  * Defrag does it directly.  It picks the incomplete block that holds the
  * most balloon pages and asks alloc_contig_range() for all of it: the
  * kernel migrates the block's other movable pages out, our own strays in
- * it with them (their pageblock is MIGRATE_ISOLATE, so gmb_chunk_isolate()
- * lets them go), and hands the whole range over as order-0 pages.  Then,
- * under balloon_lock, the block enters the balloon as one 512-PFN inflate
- * and as many strays leave in one deflate: the balloon's size does not
- * change, it holds one more complete block and 512 fewer strays.
+ * it would go with them, but those are given back first (one deflate), so
+ * they are free pages it simply takes.  It hands the whole range over as
+ * order-0 pages.  Then, under balloon_lock, the block enters the balloon
+ * as one 512-PFN inflate and as many strays as the block did not hold
+ * leave in one deflate: the balloon's size does not change, it holds one
+ * more complete block and 512 fewer strays.
  *
  * Why alloc_contig_range(): it is the kernel's own "empty this range"
  * (CMA, gigantic pages, virtio-mem), with isolation, migration, retries
- * and the free-page bookkeeping done right.  Cost per block: the in-use
- * pages it held are migrated (defrag_min_pages bounds that), plus three
- * host messages.
+ * and the free-page bookkeeping done right.  Cost per block: the pages
+ * others had in use there are migrated (defrag_min_pages bounds that),
+ * plus three host messages.
  *
  * Runs: a debugfs write ("defrag": complete up to N blocks now) or, with
  * defrag_interval_ms > 0, defrag_work every interval, each run stopping
@@ -108,34 +109,61 @@ static unsigned int gmb_defrag_in_use(struct gmb *vb, unsigned long pfn)
 }
 
 /*
+ * Give back block @blk's own strays (as one deflate), so that
+ * alloc_contig_range() need not migrate them.  Returns how many.
+ */
+static unsigned int gmb_defrag_give_own(struct gmb *vb, unsigned long blk)
+{
+	unsigned int own;
+	LIST_HEAD(pages);
+
+	mutex_lock(&vb->balloon_lock);
+	gmb_chunk_dequeue_block(vb, &pages, blk);
+	own = gmb_give_back(vb, &pages, GMB_LEAK_DEFRAG) / GMB_PAGES_PER_PAGE;
+	mutex_unlock(&vb->balloon_lock);
+	return own;
+}
+
+/*
  * Complete block @blk.  Returns 0, or the error of alloc_contig_range()
- * (the block stays as it was; the kernel put every page it moved back).
- * Caller holds defrag_lock, not balloon_lock: migrating our own strays
- * takes balloon_lock (gmb_migrate_begin()).
+ * (the kernel put every page it moved back; the strays we gave back
+ * first are reinflated by size_work).  Caller holds defrag_lock, not
+ * balloon_lock: migrating our own strays takes balloon_lock
+ * (gmb_migrate_begin()).
  */
 static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
 {
 	unsigned int n = gmb_blk_pages(vb);
 	unsigned long pfn = blk << vb->chunk_order;
-	unsigned int used = gmb_defrag_in_use(vb, pfn), left;
+	unsigned int used = gmb_defrag_in_use(vb, pfn), own, want, left;
 	int err;
 
 	/* A stray migrated in since the pick may have completed it. */
 	if (gmb_chunk_count(vb, blk) >= n)
 		return -EEXIST;
+	/*
+	 * Our strays in the block go back to the guest first: they are
+	 * free pages then, which alloc_contig_range() takes as they are,
+	 * where it would have migrated each (two host messages and a copy)
+	 * only for an equal number of strays to be given back after.
+	 */
+	own = gmb_defrag_give_own(vb, blk);
 	err = alloc_contig_range(pfn, pfn + n, MIGRATE_MOVABLE,
 				 GFP_KERNEL | __GFP_NOWARN);
-	if (err)
+	if (err) {
+		if (own)
+			gmb_resize_later(vb, 0);
 		return err;
+	}
 
 	/*
 	 * Strays that left the block may still be queued as deflated frames:
 	 * gmb_tell_host() sends those before the block's inflate.
 	 */
+	want = (n - own) * GMB_PAGES_PER_PAGE;
 	mutex_lock(&vb->balloon_lock);
 	gmb_add_block(vb, pfn_to_page(pfn));
-	left = n * GMB_PAGES_PER_PAGE -
-	       __gmb_leak(vb, n * GMB_PAGES_PER_PAGE, GMB_LEAK_DEFRAG, NULL);
+	left = want - __gmb_leak(vb, want, GMB_LEAK_DEFRAG, NULL);
 	mutex_unlock(&vb->balloon_lock);
 	/*
 	 * Strays isolated by compaction right now, or fewer strays than a
@@ -146,7 +174,8 @@ static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
 		gmb_resize_later(vb, 0);
 
 	gmb_count(vb, GMB_C_DEFRAG_BLOCKS, 1);
-	gmb_count(vb, GMB_C_DEFRAG_MOVED, used);
+	gmb_count(vb, GMB_C_DEFRAG_OWN, own);
+	gmb_count(vb, GMB_C_DEFRAG_MOVED, used > own ? used - own : 0);
 	return 0;
 }
 

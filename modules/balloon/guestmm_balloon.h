@@ -10,6 +10,7 @@
 #define _GUESTMM_BALLOON_H
 
 #include <linux/atomic.h>
+#include <linux/migrate_mode.h>
 #include <linux/mm.h>
 #include <linux/vmstat.h>
 #include <linux/balloon_compaction.h>
@@ -117,7 +118,8 @@ enum gmb_counter {
 	GMB_C_CHUNK_MAKE_FAILED,	/* blocks it could not take */
 	GMB_C_DEFRAG_RUNS,	/* defrag runs (defrag.c) */
 	GMB_C_DEFRAG_BLOCKS,	/* blocks defrag completed */
-	GMB_C_DEFRAG_MOVED,	/* pages those blocks held in use (ours too) */
+	GMB_C_DEFRAG_MOVED,	/* pages others had in use in those blocks */
+	GMB_C_DEFRAG_OWN,	/* our strays in them, given back first */
 	GMB_C_DEFRAG_FAILED,	/* blocks alloc_contig_range() could not take */
 	GMB_NR_COUNTERS
 };
@@ -311,6 +313,8 @@ void gmb_tell_host(struct gmb *vb, struct virtqueue *vq);
 void gmb_set_page_pfns(struct gmb *vb, __virtio32 pfns[], struct page *page);
 unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff);
 void gmb_add_block(struct gmb *vb, struct page *head);
+unsigned int gmb_give_back(struct gmb *vb, struct list_head *pages,
+			   enum gmb_leak_why why);
 unsigned int __gmb_leak(struct gmb *vb, unsigned int num,
 			enum gmb_leak_why why, const nodemask_t *nodes);
 unsigned int gmb_leak(struct gmb *vb, unsigned int num,
@@ -322,7 +326,8 @@ enum { GMB_MIG_IN, GMB_MIG_OUT };
 void gmb_migrate_init(struct gmb *vb);
 void gmb_migrate_flush(struct gmb *vb);
 void gmb_migrate_stop(struct gmb *vb);
-int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page);
+int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page,
+		      enum migrate_mode mode);
 int gmb_migrate_end(struct gmb *vb, struct page *newpage, struct page *page);
 
 /* chunk.c */
@@ -333,6 +338,8 @@ void gmb_chunk_enqueue(struct gmb *vb, struct page *page);
 unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
 			       unsigned int n, bool strays_only,
 			       const nodemask_t *nodes);
+unsigned int gmb_chunk_dequeue_block(struct gmb *vb, struct list_head *pages,
+				     unsigned long blk);
 unsigned int gmb_chunk_count(struct gmb *vb, unsigned long blk);
 int gmb_pfn_migratetype(unsigned long pfn);
 void gmb_chunk_track(struct gmb *vb, struct page *page, int delta);

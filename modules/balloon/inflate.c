@@ -394,32 +394,26 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
 }
 
 /**
- * __gmb_leak - deflate the balloon by up to one batch, with balloon_lock
+ * gmb_give_back - tell the host, then free pages taken out of the balloon
  * @vb: the balloon
- * @num: balloon pages to give back
- * @why: the host's target, OOM, or defrag (strays only)
- * @nodes: give back only pages of these nodes, or NULL for any
+ * @pages: the pages, off every balloon list (at most GMB_PFNS_MAX pfns)
+ * @why: how they are counted
  *
  * The host is told before the pages are freed, as MUST_TELL_HOST requires.
- * May return 0 while pages remain if all of them are isolated for
- * migration at the moment.
+ * Called with balloon_lock.
  *
  * Return: number of balloon pages given back.
  */
-unsigned int __gmb_leak(struct gmb *vb, unsigned int num,
-			enum gmb_leak_why why, const nodemask_t *nodes)
+unsigned int gmb_give_back(struct gmb *vb, struct list_head *pages,
+			   enum gmb_leak_why why)
 {
 	unsigned long first_pfn = 0;
 	struct page *page, *next;
 	unsigned int done;
-	LIST_HEAD(pages);
 
 	lockdep_assert_held(&vb->balloon_lock);
-	num = gmb_batch(vb, min(num, vb->num_pages));
-	gmb_dequeue(vb, &pages, num / GMB_PAGES_PER_PAGE,
-		    why == GMB_LEAK_DEFRAG, nodes);
 	vb->num_pfns = 0;
-	list_for_each_entry(page, &pages, lru) {
+	list_for_each_entry(page, pages, lru) {
 		if (!vb->num_pfns)
 			first_pfn = page_to_pfn(page);
 		gmb_set_page_pfns(vb, vb->pfns + vb->num_pfns, page);
@@ -431,7 +425,7 @@ unsigned int __gmb_leak(struct gmb *vb, unsigned int num,
 	if (done)
 		gmb_tell_host(vb, vb->deflate_vq);
 
-	list_for_each_entry_safe(page, next, &pages, lru) {
+	list_for_each_entry_safe(page, next, pages, lru) {
 		if (vb->adjust_managed)
 			adjust_managed_page_count(page, 1);
 		list_del(&page->lru);
@@ -443,6 +437,30 @@ unsigned int __gmb_leak(struct gmb *vb, unsigned int num,
 					      vb->target);
 	}
 	return done;
+}
+
+/**
+ * __gmb_leak - deflate the balloon by up to one batch, with balloon_lock
+ * @vb: the balloon
+ * @num: balloon pages to give back
+ * @why: the host's target, OOM, or defrag (strays only)
+ * @nodes: give back only pages of these nodes, or NULL for any
+ *
+ * May return 0 while pages remain if all of them are isolated for
+ * migration at the moment.
+ *
+ * Return: number of balloon pages given back.
+ */
+unsigned int __gmb_leak(struct gmb *vb, unsigned int num,
+			enum gmb_leak_why why, const nodemask_t *nodes)
+{
+	LIST_HEAD(pages);
+
+	lockdep_assert_held(&vb->balloon_lock);
+	num = gmb_batch(vb, min(num, vb->num_pages));
+	gmb_dequeue(vb, &pages, num / GMB_PAGES_PER_PAGE,
+		    why == GMB_LEAK_DEFRAG, nodes);
+	return gmb_give_back(vb, &pages, why);
 }
 
 /* __gmb_leak() that takes balloon_lock. */

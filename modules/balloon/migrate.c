@@ -27,6 +27,7 @@
  * With movable=0 pages never become movable and this code is not reached.
  */
 #include <linux/balloon_compaction.h>
+#include <linux/delay.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/vmstat.h>
@@ -129,18 +130,47 @@ static void gmb_migrate_tell(struct gmb *vb, struct page *newpage,
 				   msecs_to_jiffies(GMB_MIG_FLUSH_MS));
 }
 
+/* How long a migration that may sleep waits for balloon_lock, at most. */
+#define GMB_MIG_LOCK_WAIT_US	50000
+#define GMB_MIG_LOCK_POLL_US	250
+
+/*
+ * Take balloon_lock for a migration in @mode.  Async compaction never
+ * waits.  A migration that may sleep (offlining, alloc_contig_range(),
+ * sync compaction) waits a little: the holder is usually a flush or a
+ * resize step waiting for one host reply, and the migration core's ten
+ * back-to-back retries of an -EAGAIN page would all fall into that reply
+ * and fail (offline_pages() then dumps every such page as a "migration
+ * failure").  The wait is bounded because this driver holds balloon_lock
+ * while it sends, and a migration triggered from there must not wait for
+ * itself.
+ */
+static bool gmb_migrate_lock(struct gmb *vb, enum migrate_mode mode)
+{
+	unsigned int waited = 0;
+
+	while (!mutex_trylock(&vb->balloon_lock)) {
+		if (mode == MIGRATE_ASYNC || waited >= GMB_MIG_LOCK_WAIT_US)
+			return false;
+		usleep_range(GMB_MIG_LOCK_POLL_US, 2 * GMB_MIG_LOCK_POLL_US);
+		waited += GMB_MIG_LOCK_POLL_US;
+	}
+	return true;
+}
+
 /*
  * First half of every balloon page migration: take balloon_lock, take the
  * balloon's reference on @newpage and tell the host that @newpage replaces
  * @page, moving the managed-page adjustment along.  Both pages are locked
- * by the migration core.  Returns -EAGAIN, without the lock, when fill or
- * leak holds it: they may be what triggered this compaction, so we never
- * wait, and the migration core retries later.  On success the caller
- * inserts @newpage and drops balloon_lock.
+ * by the migration core.  Returns -EAGAIN, without the lock, when fill,
+ * leak or a flush holds it (async compaction at once, a sleeping
+ * migration after a bounded wait), and the migration core retries later.
+ * On success the caller inserts @newpage and drops balloon_lock.
  */
-int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page)
+int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page,
+		      enum migrate_mode mode)
 {
-	if (!mutex_trylock(&vb->balloon_lock)) {
+	if (!gmb_migrate_lock(vb, mode)) {
 		gmb_count(vb, GMB_C_MIGRATE_BUSY, 1);
 		trace_guestmm_balloon_migrate(page_to_pfn(page),
 					      page_to_pfn(newpage), -EAGAIN);
@@ -186,7 +216,7 @@ static int gmb_migratepage(struct balloon_dev_info *info,
 	struct gmb *vb = container_of(info, struct gmb, b_dev_info);
 	unsigned long flags;
 
-	if (gmb_migrate_begin(vb, newpage, page))
+	if (gmb_migrate_begin(vb, newpage, page, mode))
 		return -EAGAIN;
 
 	spin_lock_irqsave(&info->pages_lock, flags);

@@ -73,9 +73,9 @@ def run(g):
     st1 = state(g)
     left = {p: n for p, n in block_counts(g).items() if first <= p < end}
     print("KEY hotunplug migrated=%d migrate_contig=%d migrate_refused=%d "
-          "complete_blocks=%d->%d" % (
+          "migrate_busy=%d complete_blocks=%d->%d" % (
               st1["migrated"] - st0["migrated"], st1["migrate_contig"],
-              st1["migrate_refused"], st0["complete_blocks"],
+              st1["migrate_refused"], st1["migrate_busy"] - st0["migrate_busy"], st0["complete_blocks"],
               st1["complete_blocks"]))
     assert not left, left
     assert st1["migrate_contig"] >= complete * 512, st1
