@@ -274,16 +274,17 @@ unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
 }
 
 /*
- * Take block @blk's own balloon pages off the list onto @pages: defrag
- * gives them back before it takes the block, so that alloc_contig_range()
- * does not migrate them out only for them to be given back after.  A
+ * Take up to @max of block @blk's balloon pages off the list onto @pages.
+ * Defrag gives a block's own strays back before it takes the block, so
+ * that alloc_contig_range() does not migrate them out only for them to be
+ * given back after, and gives back strays of the sparsest blocks.  A
  * page is ours and on the list if, under its lock and pages_lock, it is
  * PageOffline with our balloon as its private and not isolated; pages
  * isolated or locked right now stay (they migrate like any other).
  * Returns how many.  Called with balloon_lock.
  */
 unsigned int gmb_chunk_dequeue_block(struct gmb *vb, struct list_head *pages,
-				     unsigned long blk)
+				     unsigned long blk, unsigned int max)
 {
 	struct balloon_dev_info *b = &vb->b_dev_info;
 	unsigned long pfn = blk << vb->chunk_order;
@@ -293,7 +294,7 @@ unsigned int gmb_chunk_dequeue_block(struct gmb *vb, struct list_head *pages,
 
 	lockdep_assert_held(&vb->balloon_lock);
 	spin_lock_irqsave(&b->pages_lock, flags);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && done < max; i++) {
 		page = pfn_to_page(pfn + i);
 		if (!PageOffline(page) || page_private(page) != (unsigned long)b)
 			continue;
@@ -311,6 +312,28 @@ unsigned int gmb_chunk_dequeue_block(struct gmb *vb, struct list_head *pages,
 	}
 	spin_unlock_irqrestore(&b->pages_lock, flags);
 	return done;
+}
+
+/*
+ * The incomplete block holding the fewest balloon pages (at least one),
+ * or ULONG_MAX: the strays whose giving back costs the host least and
+ * leaves the rest where defrag can complete blocks cheaply.
+ */
+unsigned long gmb_chunk_sparsest(struct gmb *vb)
+{
+	unsigned int count, min = gmb_blk_pages(vb);
+	unsigned long i, best = ULONG_MAX, flags;
+
+	spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
+	for (i = 0; i < vb->nr_blks && min > 1; i++) {
+		count = vb->blk_count[i];
+		if (count && count < min) {
+			min = count;
+			best = i;
+		}
+	}
+	spin_unlock_irqrestore(&vb->b_dev_info.pages_lock, flags);
+	return best;
 }
 
 static struct gmb *gmb_of_page(struct page *page)

@@ -118,10 +118,41 @@ static unsigned int gmb_defrag_give_own(struct gmb *vb, unsigned long blk)
 	LIST_HEAD(pages);
 
 	mutex_lock(&vb->balloon_lock);
-	gmb_chunk_dequeue_block(vb, &pages, blk);
+	gmb_chunk_dequeue_block(vb, &pages, blk, gmb_blk_pages(vb));
 	own = gmb_give_back(vb, &pages, GMB_LEAK_DEFRAG) / GMB_PAGES_PER_PAGE;
 	mutex_unlock(&vb->balloon_lock);
 	return own;
+}
+
+/*
+ * Give back @want strays after a block was completed, in one deflate: those
+ * of the blocks holding the fewest balloon pages first.  Their host huge
+ * pages are broken anyway and may come back whole, and the strays left
+ * gather in fuller blocks, which are cheaper to complete next.  Blocks
+ * whose pages are all isolated right now end the search; the list gives
+ * the rest.  Called with balloon_lock.  Returns balloon pages given back.
+ */
+static unsigned int gmb_defrag_give_sparse(struct gmb *vb, unsigned int want)
+{
+	unsigned int got, taken = 0;
+	unsigned long blk;
+	LIST_HEAD(pages);
+
+	lockdep_assert_held(&vb->balloon_lock);
+	while (taken < want) {
+		blk = gmb_chunk_sparsest(vb);
+		if (blk == ULONG_MAX)
+			break;
+		got = gmb_chunk_dequeue_block(vb, &pages, blk, want - taken);
+		if (!got)
+			break;
+		taken += got;
+	}
+	got = gmb_give_back(vb, &pages, GMB_LEAK_DEFRAG);
+	if (got < want * GMB_PAGES_PER_PAGE)
+		got += __gmb_leak(vb, want * GMB_PAGES_PER_PAGE - got,
+				  GMB_LEAK_DEFRAG, NULL);
+	return got;
 }
 
 /*
@@ -160,10 +191,10 @@ static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
 	 * Strays that left the block may still be queued as deflated frames:
 	 * gmb_tell_host() sends those before the block's inflate.
 	 */
-	want = (n - own) * GMB_PAGES_PER_PAGE;
+	want = n - own;
 	mutex_lock(&vb->balloon_lock);
 	gmb_add_block(vb, pfn_to_page(pfn));
-	left = want - __gmb_leak(vb, want, GMB_LEAK_DEFRAG, NULL);
+	left = want * GMB_PAGES_PER_PAGE - gmb_defrag_give_sparse(vb, want);
 	mutex_unlock(&vb->balloon_lock);
 	/*
 	 * Strays isolated by compaction right now, or fewer strays than a

@@ -339,7 +339,8 @@ unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
 			       unsigned int n, bool strays_only,
 			       const nodemask_t *nodes);
 unsigned int gmb_chunk_dequeue_block(struct gmb *vb, struct list_head *pages,
-				     unsigned long blk);
+				     unsigned long blk, unsigned int max);
+unsigned long gmb_chunk_sparsest(struct gmb *vb);
 unsigned int gmb_chunk_count(struct gmb *vb, unsigned long blk);
 int gmb_pfn_migratetype(unsigned long pfn);
 void gmb_chunk_track(struct gmb *vb, struct page *page, int delta);

@@ -93,6 +93,25 @@ def run(g):
     # round 9); compaction may move a few meanwhile.
     assert st1["defrag_own_given_back"] >= 128 * done, st1
     assert st1["migrated"] - st0["migrated"] <= 8 * done, (st0, st1)
+    # The strays given back came from the sparsest blocks first: the
+    # blocks that lost strays without being completed held fewer balloon
+    # pages than the stray blocks left untouched.
+    strays0 = {p: n for p, n in b0.items() if n < 512}
+    drained = sorted(n for p, n in strays0.items()
+                     if p not in new and b1.get(p, 0) < n)
+    kept = sorted(n for p, n in strays0.items()
+                  if p not in new and b1.get(p, 0) >= n)
+    # Whole blocks are drained before the next is touched: each give-back
+    # leaves at most one block part-drained.
+    partial = [p for p, n in strays0.items() if 0 < b1.get(p, 0) < n]
+    print("KEY defrag give_back drained_blocks=%d drained_max=%d "
+          "kept_blocks=%d kept_min=%d partly_drained=%d" % (
+              len(drained), drained[-1] if drained else 0, len(kept),
+              kept[0] if kept else 0, len(partial)))
+    assert drained and kept, (drained, kept)
+    assert len(partial) <= done, (partial, done)
+    assert drained[len(drained) // 2] <= kept[len(kept) // 2], (drained,
+                                                                kept)
     # And the host backs none of the balloon's pages, all of the guest's.
     check(g, "defrag")
 
