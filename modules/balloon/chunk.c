@@ -237,8 +237,13 @@ void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head)
 /*
  * Take up to @n pages out of the balloon onto @pages, strays first (they
  * sit at the head); with @strays_only never a page of a complete block;
- * with @nodes only pages of those nodes.  Pages isolated or locked right
- * now are passed over.  Returns how many.  Called with balloon_lock.
+ * with @nodes only pages of those nodes.  Pages locked right now are
+ * passed over (isolated ones are not on the list: isolation unlinks a
+ * page under its lock).  balloon_page_list_dequeue() (mm/
+ * balloon_compaction.c, 6.1 and 6.12), with the block counts and the
+ * filters added; it serves the balloon core's list too (chunk_order=0:
+ * no block is tracked, nr_blks is 0).  Returns how many.  Called with
+ * balloon_lock.
  */
 unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
 			       unsigned int n, bool strays_only,

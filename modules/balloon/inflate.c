@@ -160,46 +160,6 @@ static struct page *gmb_page_alloc(struct gmb *vb, int nid)
 	return alloc_page(gmb_gfp(vb));
 }
 
-/* May @page leave the balloon for a caller that wants @nodes' pages? */
-static bool gmb_node_wanted(struct page *page, const nodemask_t *nodes)
-{
-	return !nodes || node_isset(page_to_nid(page), *nodes);
-}
-
-/*
- * balloon_page_list_dequeue() (mm/balloon_compaction.c, 6.1 and 6.12)
- * for the pages of @nodes only; the same steps, with the node test added.
- */
-static unsigned int gmb_dequeue_nodes(struct gmb *vb, struct list_head *pages,
-				      unsigned int n, const nodemask_t *nodes)
-{
-	struct balloon_dev_info *b = &vb->b_dev_info;
-	struct page *page, *tmp;
-	unsigned int done = 0;
-	unsigned long flags;
-
-	spin_lock_irqsave(&b->pages_lock, flags);
-	list_for_each_entry_safe(page, tmp, &b->pages, lru) {
-		if (done == n)
-			break;
-		if (!gmb_node_wanted(page, nodes) || !trylock_page(page))
-			continue;
-		if (PageIsolated(page)) {
-			/* raced with isolation */
-			unlock_page(page);
-			continue;
-		}
-		list_del(&page->lru);
-		balloon_page_finalize(page);
-		__count_vm_event(BALLOON_DEFLATE);
-		list_add(&page->lru, pages);
-		unlock_page(page);
-		done++;
-	}
-	spin_unlock_irqrestore(&b->pages_lock, flags);
-	return done;
-}
-
 /* movable=0: the first @n pages of pinned_pages that @nodes wants. */
 static unsigned int gmb_dequeue_pinned(struct gmb *vb, struct list_head *pages,
 				       unsigned int n, const nodemask_t *nodes)
@@ -210,7 +170,7 @@ static unsigned int gmb_dequeue_pinned(struct gmb *vb, struct list_head *pages,
 	list_for_each_entry_safe(page, tmp, &vb->pinned_pages, lru) {
 		if (done == n)
 			break;
-		if (!gmb_node_wanted(page, nodes))
+		if (nodes && !node_isset(page_to_nid(page), *nodes))
 			continue;
 		list_move(&page->lru, pages);
 		if (vb->chunk_order)
@@ -235,11 +195,7 @@ static unsigned int gmb_dequeue(struct gmb *vb, struct list_head *pages,
 {
 	if (!vb->movable)
 		return gmb_dequeue_pinned(vb, pages, n, nodes);
-	if (vb->chunk_order)
-		return gmb_chunk_dequeue(vb, pages, n, strays_only, nodes);
-	if (nodes)
-		return gmb_dequeue_nodes(vb, pages, n, nodes);
-	return balloon_page_list_dequeue(&vb->b_dev_info, pages, n);
+	return gmb_chunk_dequeue(vb, pages, n, strays_only, nodes);
 }
 
 /*
