@@ -37,6 +37,7 @@ enum gmm_klp_counter {
 	GMM_KLP_hole_pfns_skipped,	/* pfns jumped over in memory holes */
 	GMM_KLP_finish_rescans,		/* pageblocks finished after a failure */
 	GMM_KLP_fast_block_skipped,	/* chosen blocks marked skipped after use */
+	GMM_KLP_sync_block_skipped,	/* sync: entered blocks marked skipped */
 	GMM_KLP_capture_stops,		/* stopped early: page captured */
 	GMM_KLP_migrate_batches,	/* migrate_pages() calls */
 	GMM_KLP_migrate_success,	/* pages migrated */

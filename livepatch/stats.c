@@ -31,6 +31,7 @@ static const char * const gmm_klp_stat_names[GMM_KLP_NR_COUNTERS] = {
 	[GMM_KLP_hole_pfns_skipped] = "hole_pfns_skipped",
 	[GMM_KLP_finish_rescans] = "finish_rescans",
 	[GMM_KLP_fast_block_skipped] = "fast_block_skipped",
+	[GMM_KLP_sync_block_skipped] = "sync_block_skipped",
 	[GMM_KLP_capture_stops] = "capture_stops",
 	[GMM_KLP_migrate_batches] = "migrate_batches",
 	[GMM_KLP_migrate_success] = "migrate_success",

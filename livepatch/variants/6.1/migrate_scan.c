@@ -338,6 +338,31 @@ enum klpr_isolate_migrate gmm_klp_isolate_migratepages(struct compact_control *c
 		if (fast_find_block && !cc->no_set_skip_hint) {
 			klpr_set_pageblock_skip(page);
 			gmm_klp_count(GMM_KLP_fast_block_skipped, 1);
+		} else if (cc->mode != MIGRATE_ASYNC && !cc->ignore_skip_hint &&
+			   !cc->no_set_skip_hint &&
+			   (pageblock_aligned(low_pfn) ||
+			    low_pfn == zone->zone_start_pfn)) {
+			/*
+			 * Upstream, sync compaction only: the other half of
+			 * "mm, compaction: finish scanning the current
+			 * pageblock if requested" (see gmm_find_migrateblock()).
+			 * 6.12 marks a block skipped in the first call into it
+			 * (at the first LRU lock); 6.1's test_and_set_skip()
+			 * only when that page is the block's first, and at the
+			 * end only if nothing was isolated or the block was
+			 * being finished.  A block whose few movable pages the
+			 * first call took whole was left unmarked; once they
+			 * had moved, its free pages led the free-list search
+			 * back to it in the same run, and it was scanned again
+			 * (compaction_test after a half-freed page cache, issue
+			 * 13).  Stock 6.1 went back too, but its search marks
+			 * the block and aborts on it at once.  The calls that
+			 * finish the block start unaligned and do not abort.
+			 * guestmm: not in async compaction, whose THP results
+			 * (docs/livepatch.md) were measured without it.
+			 */
+			klpr_set_pageblock_skip(page);
+			gmm_klp_count(GMM_KLP_sync_block_skipped, 1);
 		}
 
 		/* Isolated something, or compact_zone decides what next. */
