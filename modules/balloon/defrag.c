@@ -263,7 +263,7 @@ int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
 
 /*
  * Chunk inflation in a fragmented guest (gmb_fill_block()): no free block
- * at hand, so make one.  Scan up to GMB_MAKE_SCAN_BLOCKS blocks from a
+ * at hand, so make one.  Look at up to GMB_MAKE_SCAN_BLOCKS blocks from a
  * rotating cursor for one that holds no balloon page and at most
  * chunk_make_pages pages in use, in a MOVABLE pageblock of a zone with
  * room to spare above its high watermark, and take it with
@@ -277,14 +277,21 @@ struct page *gmb_make_block(struct gmb *vb)
 {
 	unsigned int n = gmb_blk_pages(vb);
 	unsigned int max_used = READ_ONCE(gmb_param_chunk_make_pages);
-	unsigned long blk, pfn, scanned;
+	unsigned long blk, pfn, visited, scanned = 0;
 	unsigned int tries = 0;
 	struct zone *zone;
 
 	if (!max_used || !vb->defrag_skip)
 		return NULL;
-	for (scanned = 0; scanned < min(vb->nr_blks, GMB_MAKE_SCAN_BLOCKS) &&
-	     tries < GMB_MAKE_TRIES; scanned++) {
+	/*
+	 * Blocks that fail the cheap tests (balloon pages, offline, not
+	 * MOVABLE, a zone short of memory) do not count against the scan:
+	 * the first window after probe is low memory, full of kernel
+	 * blocks, and a window of those made the step fall back to strays.
+	 */
+	for (visited = 0; visited < vb->nr_blks &&
+	     scanned < GMB_MAKE_SCAN_BLOCKS && tries < GMB_MAKE_TRIES;
+	     visited++) {
 		blk = vb->make_cursor;
 		vb->make_cursor = (blk + 1) % vb->nr_blks;
 		pfn = blk << vb->chunk_order;
@@ -295,6 +302,7 @@ struct page *gmb_make_block(struct gmb *vb)
 		    zone_page_state(zone, NR_FREE_PAGES) <
 		    high_wmark_pages(zone) + 2 * n)
 			continue;
+		scanned++;
 		if (gmb_defrag_in_use(vb, pfn) > max_used)
 			continue;
 		tries++;
@@ -324,8 +332,13 @@ static void gmb_defrag_work(struct work_struct *work)
 
 	if (!interval)
 		return;
-	gmb_defrag(vb, UINT_MAX, READ_ONCE(gmb_param_defrag_budget_ms));
-	gmb_defrag_schedule(vb, msecs_to_jiffies(interval));
+	/*
+	 * A run that completed nothing found no block to complete (or too
+	 * few strays to give back): go idle until size_work reaches a new
+	 * target (gmb_defrag_start()) instead of waking every interval.
+	 */
+	if (gmb_defrag(vb, UINT_MAX, READ_ONCE(gmb_param_defrag_budget_ms)) > 0)
+		gmb_defrag_schedule(vb, msecs_to_jiffies(interval));
 }
 
 int gmb_defrag_init(struct gmb *vb)
@@ -340,13 +353,18 @@ int gmb_defrag_init(struct gmb *vb)
 	return 0;
 }
 
-/* Start background runs if defrag_interval_ms asks for them. */
+/*
+ * Start background runs if defrag_interval_ms asks for them: at probe,
+ * and whenever size_work reached the host's target (an idle defrag
+ * wakes; a queued run keeps its time).
+ */
 void gmb_defrag_start(struct gmb *vb)
 {
 	unsigned int interval = READ_ONCE(gmb_param_defrag_interval_ms);
 
-	if (interval)
-		gmb_defrag_schedule(vb, msecs_to_jiffies(interval));
+	if (interval && vb->defrag_skip)
+		gmb_queue_work_later(vb, &vb->defrag_work,
+				     msecs_to_jiffies(interval));
 }
 
 /* After gmb_stop_updates(): no run is queued or running. */

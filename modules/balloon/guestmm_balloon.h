@@ -59,6 +59,7 @@
 
 /* Balloon defrag (defrag.c). */
 #define GMB_DEFRAG_INTERVAL_MAX_MS	3600000
+#define GMB_DEFRAG_INTERVAL_DEFAULT_MS	1000
 #define GMB_DEFRAG_BUDGET_DEFAULT_MS	20
 #define GMB_DEFRAG_BUDGET_MAX_MS	10000
 #define GMB_DEFRAG_MIN_DEFAULT		256
@@ -300,6 +301,8 @@ static inline bool gmb_has(struct gmb *vb, unsigned int fbit)
 /* main.c */
 void gmb_write_actual(struct gmb *vb);
 void gmb_resize_later(struct gmb *vb, unsigned long delay);
+void gmb_queue_work_later(struct gmb *vb, struct delayed_work *dw,
+			  unsigned long delay);
 void gmb_queue_work(struct gmb *vb, struct delayed_work *dw,
 		    unsigned long delay);
 s64 gmb_towards_target(struct gmb *vb);

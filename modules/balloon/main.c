@@ -36,10 +36,11 @@ unsigned int gmb_param_batch_pages = GMB_PFNS_DEFAULT;
 unsigned int gmb_param_oom_pages = GMB_OOM_PAGES_DEFAULT;
 unsigned int gmb_param_report_order;
 int gmb_param_floor_mb = GMB_FLOOR_AUTO;
-unsigned int gmb_param_chunk_order;
+/* 2 MiB chunks and background defrag by default (docs/balloon.md). */
+unsigned int gmb_param_chunk_order = pageblock_order;
 unsigned int gmb_param_migrate_batch = GMB_MIG_BATCH_DEFAULT;
 unsigned int gmb_param_report_delay_ms;
-unsigned int gmb_param_defrag_interval_ms;
+unsigned int gmb_param_defrag_interval_ms = GMB_DEFRAG_INTERVAL_DEFAULT_MS;
 unsigned int gmb_param_defrag_budget_ms = GMB_DEFRAG_BUDGET_DEFAULT_MS;
 unsigned int gmb_param_defrag_min_pages = GMB_DEFRAG_MIN_DEFAULT;
 unsigned int gmb_param_chunk_make_pages = GMB_MAKE_PAGES_DEFAULT;
@@ -173,7 +174,7 @@ MODULE_PARM_DESC(floor_mb,
 		 "Never inflate below this much guest memory in MiB (-1 = automatic, default; 0 = no floor)");
 module_param_cb(chunk_order, &gmb_chunk_ops, &gmb_param_chunk_order, 0444);
 MODULE_PARM_DESC(chunk_order,
-		 "Inflate whole aligned blocks of this order (0 = 4 KiB pages only, default; or pageblock_order, 2 MiB on x86). Read at probe.");
+		 "Inflate whole aligned blocks of this order (pageblock_order, 2 MiB on x86, default; or 0 = 4 KiB pages only). Read at probe.");
 GMB_UINT_PARAM(report_delay_ms, gmb_param_report_delay_ms, 0,
 	       GMB_REPORT_DELAY_MAX_MS, 0644);
 MODULE_PARM_DESC(report_delay_ms,
@@ -212,7 +213,7 @@ static struct gmb_uint_param gmb_range_defrag_interval_ms = {
 module_param_cb(defrag_interval_ms, &gmb_defrag_ops,
 		&gmb_range_defrag_interval_ms, 0644);
 MODULE_PARM_DESC(defrag_interval_ms,
-		 "Balloon defrag in the background every this many ms (0 = off, default; up to 3600000). Needs chunk_order and movable=1.");
+		 "Balloon defrag in the background every this many ms while it finds work (default 1000; 0 = off; up to 3600000). Needs chunk_order and movable=1.");
 GMB_UINT_PARAM(defrag_budget_ms, gmb_param_defrag_budget_ms, 1,
 	       GMB_DEFRAG_BUDGET_MAX_MS, 0644);
 MODULE_PARM_DESC(defrag_budget_ms,
@@ -273,15 +274,25 @@ static void gmb_queue_size_work(struct gmb *vb, unsigned long delay)
 	gmb_queue_work(vb, &vb->size_work, delay);
 }
 
-/* Run size_work after @delay unless it is queued already (sooner). */
-void gmb_resize_later(struct gmb *vb, unsigned long delay)
+/*
+ * Run @dw after @delay unless it is queued already (then it keeps its
+ * time), and not once the device is going away.
+ */
+void gmb_queue_work_later(struct gmb *vb, struct delayed_work *dw,
+			  unsigned long delay)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&vb->stop_update_lock, flags);
 	if (!vb->stop_update)
-		queue_delayed_work(system_freezable_wq, &vb->size_work, delay);
+		queue_delayed_work(system_freezable_wq, dw, delay);
 	spin_unlock_irqrestore(&vb->stop_update_lock, flags);
+}
+
+/* Run size_work after @delay unless it is queued already (sooner). */
+void gmb_resize_later(struct gmb *vb, unsigned long delay)
+{
+	gmb_queue_work_later(vb, &vb->size_work, delay);
 }
 
 /*
@@ -303,6 +314,8 @@ static void gmb_size_work(struct work_struct *work)
 	if (!diff) {
 		vb->puff_delay_ms = 0;
 		gmb_reinflate_done(vb);
+		/* New strays to gather, maybe: wake an idle defrag. */
+		gmb_defrag_start(vb);
 		return;
 	}
 
