@@ -11,14 +11,23 @@ before and after.  Stock virtio_balloon (and chunk_order=0) take the
 chunk_order=9 takes whole aligned 2 MiB blocks and frees whole huge
 pages.  Goal: with chunk_order=9, THP memory lost ~= RSS freed (>= 90 %
 of the inflated memory leaves as whole huge pages).
+
+The -frag variants inflate in a fragmented guest instead: the filler
+spans all but 64 MiB of the available memory and keeps one page in 32
+(as balloon_chunk_fragmented), so free memory is plentiful but almost no
+2 MiB block is free (free_2m_before); chunk_order=9 must make its blocks
+(chunk_make_pages, default 64: each migrates the 16 pages in use).
+Proactive compaction is off in these guests, so that it does not rebuild
+free blocks under the balloon in some repetitions and not in others.
 """
 import time
 
-from workloads import frag_start, frag_stop
+from workloads import frag_start, frag_stop, free_huge_blocks
 
 GUEST = dict(mem=1024, smp=2, balloon={})
 INFLATE_MIB = 256
 HOLD_MIB = 500
+KEEP_STRIDE = 32          # -frag: frag keeps one page in 32
 MIB = 1 << 20
 
 VARIANTS = [
@@ -29,6 +38,11 @@ VARIANTS = [
     dict(name="guestmm-chunk9", guest=GUEST,
          load="modprobe guestmm_balloon chunk_order=9",
          needs=["guestmm_balloon"]),
+    dict(name="stock-frag", guest=dict(GUEST, mods=["virtio_balloon"]),
+         fragmented=True),
+    dict(name="guestmm-chunk9-frag", guest=GUEST,
+         load="modprobe guestmm_balloon chunk_order=9", fragmented=True,
+         needs=["guestmm_balloon"]),
 ]
 
 METRICS = [
@@ -38,14 +52,44 @@ METRICS = [
     ("whole_huge_pct", "inflated memory that left as whole huge pages, %",
      "higher"),
     ("inflate_mib_s", "inflate throughput, MiB/s", "higher"),
+    ("free_2m_before", "free 2 MiB blocks in the guest before the inflate",
+     "info"),
+    ("thp_lost_per_inflated", "host THP MiB lost per MiB inflated", "lower"),
+    ("blocks_free", "guestmm: free 2 MiB blocks the balloon took", "info"),
+    ("blocks_made", "guestmm: 2 MiB blocks the balloon made", "info"),
+    ("stray_pages", "guestmm: 4 KiB pages that went as strays", "info"),
+    ("fallback_steps", "guestmm: steps that found no block to take or make",
+     "info"),
+    ("make_failed", "guestmm: blocks it failed to make", "info"),
 ]
+DBG = "/sys/kernel/debug/guestmm_balloon"
+
+
+def balloon_counts(g):
+    """guestmm's chunk counters and strays; 0 for stock."""
+    if "guestmm_balloon" not in g.sh("cat /proc/modules"):
+        return dict(blocks_free=0, blocks_made=0, stray_pages=0,
+                    fallback_steps=0, make_failed=0)
+    out = g.sh("cd %s && cat chunk_blocks_inflated chunk_blocks_made "
+               "chunk_fallback chunk_make_failed && "
+               "sed -n 's/^stray_pages //p' state" % DBG).split()
+    inflated, made, fallback, failed, strays = (int(x) for x in out)
+    return dict(blocks_free=inflated - made, blocks_made=made,
+                stray_pages=strays, fallback_steps=fallback,
+                make_failed=failed)
 
 
 def measure(g, variant):
     g.sh("echo 3 > /proc/sys/vm/drop_caches")
     frag_start(g, max(64, g.meminfo()["MemAvailable"] // 1024 - 64))
     frag_stop(g)
-    frag_start(g, HOLD_MIB)
+    if variant.get("fragmented"):
+        g.sh("echo 0 > /proc/sys/vm/compaction_proactiveness")
+        frag_start(g, max(64, g.meminfo()["MemAvailable"] // 1024 - 64),
+                   stride=KEEP_STRIDE, keep=True)
+    else:
+        frag_start(g, HOLD_MIB)
+    free2m = free_huge_blocks(g)
     if variant.get("load"):
         g.sh(variant["load"])
     m0 = g.qemu_memory()
@@ -67,4 +111,7 @@ def measure(g, variant):
         "thp_lost_per_freed": thp / rss if rss > 0 else 0.0,
         "whole_huge_pct": 100.0 * whole / INFLATE_MIB,
         "inflate_mib_s": INFLATE_MIB / secs,
+        "free_2m_before": free2m,
+        "thp_lost_per_inflated": thp / INFLATE_MIB,
+        **balloon_counts(g),
     }

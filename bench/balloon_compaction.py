@@ -16,11 +16,22 @@ guestmm-batch1 tells it at once, two messages per page, as stock does:
 compare the compact_memory time and migrations per second.
 guestmm-defrag uses 2 MiB chunks and, after the inflate, defrag until no
 block qualifies (debugfs defrag, defrag_min_pages=1): its cost is
-defrag_s and the migrations it made per completed block.
+defrag_s, defrag_cpu_s and the migrations it made per completed block.
+guestmm is the default since round 9: 2 MiB chunks with background
+defrag (defrag_interval_ms=1000, default budget and defrag_min_pages),
+no debugfs call; guestmm-4k is the 4 KiB balloon that was the default
+before (chunk_order=0), guestmm-batch1 and guestmm-movable0 are 4 KiB too.  Every variant rests 45 s (SETTLE_S) after the inflate
+before pass 1, since background defrag needs time: at its default budget
+it completes a few blocks a second under TCG.  settle_busy_s is the
+guest's busy CPU time in that rest, so the candidate's minus guestmm's
+is what background defrag cost for the settle_blocks it completed then;
+defrag_blocks counts its blocks from the inflate on, strays_at_pass1
+what it (or debugfs defrag) left.
 """
 import time
 
 import workloads
+from workloads import cpu_ticks
 
 GUEST = dict(mem=1024, smp=2, balloon={})
 INFLATE_MIB = 340
@@ -28,20 +39,30 @@ INFLATE_MIB = 340
 # in them, lie in both halves of the zone (compaction only moves pages
 # from the low half); with half of RAM the result was bimodal.
 FRAG_MIB = 800
+# The rest between the inflate and pass 1, the same for every variant:
+# background defrag at its defaults needed about 37 s for the ~120 blocks
+# a scattered inflate leaves (6.1, TCG).
+SETTLE_S = 45
+USER_HZ = 100
 
 VARIANTS = [
     dict(name="stock", guest=dict(GUEST, mods=["virtio_balloon"]),
          needs=["guestmm_highalloc"]),
+    # The default since round 9: 2 MiB chunks with background defrag.
     dict(name="guestmm", guest=dict(GUEST, mods=["guestmm_balloon"]),
+         bg_defrag=True, needs=["guestmm_balloon", "guestmm_highalloc"]),
+    dict(name="guestmm-4k", guest=GUEST,
+         load="modprobe guestmm_balloon chunk_order=0",
          needs=["guestmm_balloon", "guestmm_highalloc"]),
     dict(name="guestmm-batch1", guest=GUEST,
-         load="modprobe guestmm_balloon migrate_batch=1",
+         load="modprobe guestmm_balloon chunk_order=0 migrate_batch=1",
          needs=["guestmm_balloon", "guestmm_highalloc"]),
     dict(name="guestmm-defrag", guest=GUEST,
-         load="modprobe guestmm_balloon chunk_order=9 defrag_min_pages=1",
+         load="modprobe guestmm_balloon chunk_order=9 defrag_interval_ms=0 "
+         "defrag_min_pages=1",
          defrag=True, needs=["guestmm_balloon", "guestmm_highalloc"]),
     dict(name="guestmm-movable0", guest=GUEST,
-         load="modprobe guestmm_balloon movable=0",
+         load="modprobe guestmm_balloon movable=0 chunk_order=0",
          needs=["guestmm_balloon", "guestmm_highalloc"]),
 ]
 
@@ -59,10 +80,18 @@ METRICS = [
     ("compact_stall", "direct compaction stalls", "info"),
     ("compact_migrate_scanned", "pages scanned by the migrate scanner",
      "lower"),
-    ("defrag_blocks", "guestmm-defrag: blocks defrag completed", "info"),
+    ("defrag_blocks", "defrag: blocks completed before pass 1", "info"),
     ("defrag_s", "guestmm-defrag: defrag wall time, s", "info"),
-    ("defrag_migrations_per_block", "guestmm-defrag: balloon pages "
-     "migrated per completed block", "info"),
+    ("defrag_cpu_s", "guestmm-defrag: guest CPU busy during defrag, s",
+     "info"),
+    ("defrag_migrations_per_block", "defrag: pages migrated per completed "
+     "block", "info"),
+    ("settle_busy_s", "guest CPU busy in the %d s rest before pass 1, s"
+     % SETTLE_S, "info"),
+    ("settle_blocks", "guestmm: blocks background defrag completed in the "
+     "rest", "info"),
+    ("strays_at_pass1", "chunk variants: stray balloon pages at pass 1",
+     "info"),
 ]
 DBG = "/sys/kernel/debug/guestmm_balloon"
 
@@ -80,23 +109,48 @@ def highalloc_pass(g):
     return 100.0 * int(res["success"]) / n, int(res["total_us"]) / n
 
 
+def busy_s(g, script):
+    """Run script in the guest; the guest's busy CPU seconds meanwhile."""
+    out = g.sh("head -1 /proc/stat; %s; head -1 /proc/stat" % script,
+               timeout=900).splitlines()
+    return (cpu_ticks(out[-1])[0] - cpu_ticks(out[0])[0]) / USER_HZ
+
+
 def measure(g, variant):
     if variant.get("load"):
         g.sh(variant["load"])
     g.sh("modprobe guestmm_highalloc")
     workloads.scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
-    extra = dict(defrag_blocks=0, defrag_s=0,
-                 defrag_migrations_per_block=0)
+    chunks = variant.get("defrag") or variant.get("bg_defrag")
+    if chunks:
+        blocks0 = int(g.sh("cat %s/defrag_blocks" % DBG))
+    settle_busy = busy_s(g, "sleep %d" % SETTLE_S)
+    extra = dict(defrag_blocks=0, defrag_s=0, defrag_cpu_s=0,
+                 defrag_migrations_per_block=0, settle_busy_s=settle_busy,
+                 settle_blocks=0, strays_at_pass1=0)
     if variant.get("defrag"):
         m0 = int(g.sh("cat %s/migrated" % DBG))
         t0 = time.monotonic()
-        g.sh("echo 1000000 > %s/defrag" % DBG, timeout=900)
+        cpu = busy_s(g, "echo 1000000 > %s/defrag" % DBG)
+        secs = time.monotonic() - t0
         blocks = int(g.sh("cat %s/defrag_blocks" % DBG))
-        extra = dict(defrag_blocks=blocks,
-                     defrag_s=time.monotonic() - t0,
+        extra.update(defrag_blocks=blocks, defrag_s=secs, defrag_cpu_s=cpu,
                      defrag_migrations_per_block=(
                          int(g.sh("cat %s/migrated" % DBG)) - m0) /
                      max(blocks, 1))
+    elif variant.get("bg_defrag"):
+        # Background defrag ran during the inflate and the rest.  Its
+        # defrag_pages_moved counts the in-use pages of the blocks it took
+        # (our own strays in them too); `migrated` would also count what
+        # proactive compaction moved meanwhile.
+        blocks = int(g.sh("cat %s/defrag_blocks" % DBG))
+        extra.update(defrag_blocks=blocks, settle_blocks=blocks - blocks0,
+                     defrag_migrations_per_block=int(
+                         g.sh("cat %s/defrag_pages_moved" % DBG)) /
+                     max(blocks, 1))
+    if chunks:
+        extra["strays_at_pass1"] = int(g.sh(
+            "sed -n 's/^stray_pages //p' %s/state" % DBG))
     v0 = g.vmstat()
     pass1_pct, pass1_us = highalloc_pass(g)
     t0 = time.monotonic()

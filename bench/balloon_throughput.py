@@ -17,7 +17,8 @@ INFLATE_MIB = 512
 
 VARIANTS = [
     dict(name="stock", guest=dict(GUEST, mods=["virtio_balloon"])),
-    dict(name="guestmm", guest=dict(GUEST, mods=["guestmm_balloon"]),
+    dict(name="guestmm-4k", guest=GUEST,
+         load="modprobe guestmm_balloon chunk_order=0",
          needs=["guestmm_balloon"]),
     dict(name="guestmm-chunk9", guest=GUEST,
          load="modprobe guestmm_balloon chunk_order=9",

@@ -195,6 +195,12 @@ static unsigned int gmb_dequeue(struct gmb *vb, struct list_head *pages,
 {
 	if (!vb->movable)
 		return gmb_dequeue_pinned(vb, pages, n, nodes);
+	/*
+	 * The core's own dequeue where it will do: tools that trace the
+	 * balloon core (guestmm-stat's balloon counters) see these pages.
+	 */
+	if (!vb->chunk_order && !nodes)
+		return balloon_page_list_dequeue(&vb->b_dev_info, pages, n);
 	return gmb_chunk_dequeue(vb, pages, n, strays_only, nodes);
 }
 

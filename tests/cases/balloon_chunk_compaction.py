@@ -30,7 +30,7 @@ def compaction_reach(trace):
 
 def run(g):
     ram = g.mem * MIB
-    g.sh("modprobe guestmm_balloon chunk_order=9")
+    g.sh("modprobe guestmm_balloon chunk_order=9 defrag_interval_ms=0")
     boot_total = g.meminfo()["MemTotal"]
     vm0 = g.vmstat()
 

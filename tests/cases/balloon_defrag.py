@@ -31,7 +31,8 @@ def refused(g, cmd):
 
 
 def run(g):
-    g.sh("modprobe guestmm_balloon chunk_order=9 defrag_min_pages=128")
+    g.sh("modprobe guestmm_balloon chunk_order=9 defrag_interval_ms=0 "
+         "defrag_min_pages=128")
     target = workloads.scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
     st0, b0 = state(g), block_counts(g)
     print("KEY defrag before complete_blocks=%d stray_pages=%d "
@@ -143,7 +144,48 @@ def run(g):
     g.sh("rmmod guestmm_balloon")
 
     # Without chunks there is nothing to defrag: the write says so.
-    g.sh("modprobe guestmm_balloon")
+    g.sh("modprobe guestmm_balloon chunk_order=0")
     err = refused(g, "echo 1 > %s/defrag" % DBG)
     assert "not supported" in err, err
+    g.sh("rmmod guestmm_balloon")
+
+    default_mode(g)
+
+
+def default_mode(g):
+    """The defaults (chunk_order=9, defrag_interval_ms=1000): after a
+    scattered inflate, background defrag completes blocks with no write
+    at all, keeps the size, and goes idle once no block qualifies."""
+    g.sh("modprobe guestmm_balloon")
+    assert g.sh("cat %s/chunk_order %s/defrag_interval_ms" % (P, P)).split() \
+        == ["9", "1000"]
+    target = workloads.scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
+    st0 = state(g)
+    deadline = time.monotonic() + 180
+    while True:
+        time.sleep(3)
+        st = state(g)
+        if st["defrag_blocks"] >= ASK:
+            break
+        assert time.monotonic() < deadline, st
+    # Idle: runs stop once a run completes nothing (the strays left sit
+    # in blocks below defrag_min_pages).
+    deadline = time.monotonic() + 300
+    runs = -1
+    while st["defrag_runs"] != runs:
+        assert time.monotonic() < deadline, st
+        runs = st["defrag_runs"]
+        time.sleep(5)
+        st = state(g)
+    print("KEY defrag default blocks=%d runs=%d own=%d moved=%d "
+          "complete_blocks=%d->%d stray_pages=%d->%d" % (
+              st["defrag_blocks"], st["defrag_runs"],
+              st["defrag_own_given_back"], st["defrag_pages_moved"],
+              st0["complete_blocks"], st["complete_blocks"],
+              st0["stray_pages"], st["stray_pages"]))
+    assert st["num_pages"] == st0["num_pages"] and \
+        g.query_balloon() == target, st
+    check(g, "default")
+    g.balloon(g.mem * MIB)
+    g.wait_balloon(g.mem * MIB, timeout=300)
     g.sh("rmmod guestmm_balloon")

@@ -7,7 +7,7 @@ GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 
 def run(g):
     ram = g.mem * MIB
-    g.sh("modprobe guestmm_balloon")
+    g.sh("modprobe guestmm_balloon chunk_order=0")
     assert g.sh("ls /sys/bus/virtio/drivers/guestmm_balloon/ | "
                 "grep -c '^virtio'").strip() == "1", "driver not bound"
     boot_total = g.meminfo()["MemTotal"]

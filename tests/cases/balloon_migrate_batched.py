@@ -47,7 +47,7 @@ def retry_layout(g, inflate_mib, d):
 def run(g):
     ram = g.mem * MIB
     boot_total = g.meminfo()["MemTotal"]
-    g.sh("modprobe guestmm_balloon")
+    g.sh("modprobe guestmm_balloon chunk_order=0")
     assert g.sh("cat " + PARAM).strip() == "256"
     assert state(g)["migrate_sync"] == 0    # QEMU offers no MUST_TELL_HOST
 

@@ -50,7 +50,8 @@ def compact_round(g, label):
 def run(g):
     ram = g.mem * MIB
     check(g, "boot")
-    g.sh("modprobe guestmm_balloon chunk_order=9 defrag_min_pages=128")
+    g.sh("modprobe guestmm_balloon chunk_order=9 defrag_interval_ms=0 "
+         "defrag_min_pages=128")
 
     scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
     settled(g, "inflated")

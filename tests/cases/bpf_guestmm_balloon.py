@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""BPF probes with guestmm_balloon: its tracepoints are attached when loaded; balloon counters (movable=1) and tracepoint sums (movable=1 and 0) equal /proc/vmstat."""
+"""BPF probes with guestmm_balloon: its tracepoints are attached when loaded; balloon counters (movable=1, 4 KiB) and tracepoint sums (4 KiB movable=1 and 0, and the default 2 MiB chunks) equal /proc/vmstat."""
 
 import bpfcheck
 
@@ -24,7 +24,7 @@ def run(g):
     # Loaded before the module: module tracepoints are skipped, and say so.
     out = g.sh("guestmm-stat load -m")
     assert "module tracepoints: skipped" in out, out
-    g.sh("modprobe guestmm_balloon")
+    g.sh("modprobe guestmm_balloon chunk_order=0")
     # A second load attaches the tracepoints that appeared.
     out = g.sh("guestmm-stat load -m")
     assert "4 newly attached" in out, out
@@ -51,21 +51,24 @@ def run(g):
     assert g.last_rc != 0
     unload_then_rmmod(g)
 
-    # movable=0: pages bypass balloon_compaction, so only the module's own
-    # tracepoints see them, and their sums still equal vmstat.
-    g.sh("modprobe guestmm_balloon movable=0")
-    assert "4 newly attached" in g.sh("guestmm-stat load -m")
-    before = bpfcheck.snapshot(g)
-    g.balloon(ram - 64 * MIB)
-    g.wait_balloon(ram - 64 * MIB, timeout=300)
-    g.balloon(ram)
-    g.wait_balloon(ram, timeout=300)
-    after = bpfcheck.snapshot(g)
-    d = bpfcheck.deltas(before, after, bpfcheck.BALLOON)
-    assert d["balloon_inflate"] == (0, 64 * 256), d
-    m0, m1 = before[0]["module_events"], after[0]["module_events"]
-    for ev, key in (("inflate", "balloon_inflate"),
-                    ("deflate", "balloon_deflate")):
-        got = m1[EV + ev]["sum"] - m0[EV + ev]["sum"]
-        assert got == d[key][1], (ev, got, d[key])
-    unload_then_rmmod(g)
+    # movable=0, and 2 MiB chunks (the default): pages bypass
+    # balloon_compaction's enqueue and dequeue (chunks have their own
+    # movable_ops), so only the module's own tracepoints see them, and
+    # their sums still equal vmstat.
+    for params in ("movable=0 chunk_order=0", ""):
+        g.sh("modprobe guestmm_balloon %s" % params)
+        assert "4 newly attached" in g.sh("guestmm-stat load -m")
+        before = bpfcheck.snapshot(g)
+        g.balloon(ram - 64 * MIB)
+        g.wait_balloon(ram - 64 * MIB, timeout=300)
+        g.balloon(ram)
+        g.wait_balloon(ram, timeout=300)
+        after = bpfcheck.snapshot(g)
+        d = bpfcheck.deltas(before, after, bpfcheck.BALLOON)
+        assert d["balloon_inflate"] == (0, 64 * 256), (params, d)
+        m0, m1 = before[0]["module_events"], after[0]["module_events"]
+        for ev, key in (("inflate", "balloon_inflate"),
+                        ("deflate", "balloon_deflate")):
+            got = m1[EV + ev]["sum"] - m0[EV + ev]["sum"]
+            assert got == d[key][1], (params, ev, got, d[key])
+        unload_then_rmmod(g)
