@@ -7,7 +7,9 @@
  *   mm/internal.h, in no installed header.  The variant carries copies
  *   (variants/<V>/compact.h) that the kernel's own functions read, so
  *   every member's name and offset and the size must match
- *   (variants/<V>/layout.c).
+ *   (variants/<V>/layout.c).  Of struct scan_control (mm/vmscan.c,
+ *   variants/<V>/vmscan.h) the size and the members shrink_folio_list()
+ *   reads are compared, bitfields by bit offset and width.
  * - Prototypes: every kernel function the variant calls or hands to the
  *   kernel (variants/<V>/ksyms.h, read into protos.h) must have, in BTF,
  *   the same return type and the same parameter types, compared as C
@@ -130,11 +132,79 @@ static void type_spelling(const struct btf *btf, u32 id, char *buf, int depth)
 	}
 }
 
+void gmm_klp_bitfield(const void *obj, size_t size, unsigned int *bit,
+		      unsigned int *width)
+{
+	const u8 *p = obj;
+	unsigned int i;
+
+	*bit = 0;
+	*width = 0;
+	for (i = 0; i < size * BITS_PER_BYTE; i++) {
+		if (!(p[i / BITS_PER_BYTE] & BIT(i % BITS_PER_BYTE)))
+			continue;
+		if (!*width)
+			*bit = i;
+		(*width)++;
+	}
+}
+
+/* Our member @m's bit offset and bitfield width (0: not a bitfield). */
+static void our_bits(const struct gmm_klp_member *m, unsigned int *bit,
+		     unsigned int *width)
+{
+	if (m->bitfield) {
+		m->bitfield(bit, width);
+		return;
+	}
+	*bit = m->offset * BITS_PER_BYTE;
+	*width = 0;
+}
+
+/* Index of member @name in struct @t, or -1. */
+static int find_member(const struct btf *btf, const struct btf_type *t,
+		       const char *name)
+{
+	const struct btf_member *m = btf_type_member(t);
+	unsigned int i;
+
+	for (i = 0; i < btf_type_vlen(t); i++, m++) {
+		const char *mname = klpe_btf_name_by_offset(btf, m->name_off);
+
+		if (mname && !strcmp(mname, name))
+			return i;
+	}
+	return -1;
+}
+
+/* Our member @i against the kernel's member @k of struct @t. */
+static int check_member(const struct btf *btf, const struct btf_type *t,
+			const struct gmm_klp_layout *l, unsigned int i, int k)
+{
+	const char *mname = "?";
+	unsigned int bits = 0, width = 0, our_bit, our_width;
+
+	our_bits(&l->members[i], &our_bit, &our_width);
+	if (k >= 0) {
+		mname = klpe_btf_name_by_offset(btf,
+				btf_type_member(t)[k].name_off) ?: "?";
+		bits = btf_member_bit_offset(t, k);
+		width = btf_member_bitfield_size(t, k);
+	}
+	if (k >= 0 && !strcmp(mname, l->members[i].kname) &&
+	    bits == our_bit && width == our_width)
+		return 0;
+	pr_err("refusing to load: struct %s member %u: kernel %s@%u bits (width %u), module %s@%u bits (width %u)\n",
+	       l->name, i, mname, bits, width, l->members[i].kname, our_bit,
+	       our_width);
+	return -EINVAL;
+}
+
 static int check_layout(const struct btf *btf, const struct gmm_klp_layout *l)
 {
-	const struct btf_member *m;
 	const struct btf_type *t;
 	unsigned int i, vlen;
+	int ret = 0;
 	s32 id;
 
 	id = klpe_btf_find_by_name_kind(btf, l->name, BTF_KIND_STRUCT);
@@ -145,25 +215,15 @@ static int check_layout(const struct btf *btf, const struct gmm_klp_layout *l)
 	}
 	t = btf_type_by_id(btf, id);
 	vlen = btf_type_vlen(t);
-	if (t->size != l->size || vlen != l->nr) {
+	if (t->size != l->size || (!l->subset && vlen != l->nr)) {
 		pr_err("refusing to load: struct %s differs: kernel %u bytes/%u members, module %zu/%u\n",
 		       l->name, t->size, vlen, l->size, l->nr);
 		return -EINVAL;
 	}
-	m = btf_type_member(t);
-	for (i = 0; i < vlen; i++, m++) {
-		const char *mname = klpe_btf_name_by_offset(btf, m->name_off);
-		u32 bits = btf_member_bit_offset(t, i);
-
-		if (!mname || strcmp(mname, l->members[i].kname) ||
-		    bits != l->members[i].offset * BITS_PER_BYTE) {
-			pr_err("refusing to load: struct %s member %u: kernel %s@%u bits, module %s@%zu bytes\n",
-			       l->name, i, mname ?: "?", bits,
-			       l->members[i].kname, l->members[i].offset);
-			return -EINVAL;
-		}
-	}
-	return 0;
+	for (i = 0; !ret && i < l->nr; i++)
+		ret = check_member(btf, t, l, i, l->subset ?
+				   find_member(btf, t, l->members[i].kname) : i);
+	return ret;
 }
 
 static int check_proto(const struct btf *btf, const struct gmm_klp_proto *p)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * guestmm_klp tracepoints: one per compaction run and one per scanner
- * decision; one per unmapped page cache reclaim pass and run.
+ * decision; one per pass of the unmapped page cache control in kswapd.
  * /sys/kernel/tracing/events/guestmm_klp/
  */
 #undef TRACE_SYSTEM
@@ -24,12 +24,38 @@ enum gmm_klp_block_decision {
 	GMM_KLP_BLOCK_LINEAR,		/* isolating: reached linearly */
 };
 
-/* Why a run of the unmapped page cache policy ended (unmapped.c). */
+/* Why a pass of the unmapped page cache control ended (unmapped.c). */
 enum gmm_um_stop {
-	GMM_UM_STOP_TARGET,		/* back at or below the low mark */
-	GMM_UM_STOP_NO_PROGRESS,	/* passes in a row reclaimed nothing */
-	GMM_UM_STOP_DISABLED,		/* control turned off, or rmmod */
+	GMM_UM_STOP_TARGET,		/* reclaimed what it set out to */
+	GMM_UM_STOP_BUDGET,		/* scanned as much as a pass may */
+	GMM_UM_STOP_EXHAUSTED,		/* walked every eligible list */
+	GMM_UM_STOP_WATERMARK,		/* a zone fell below its watermark */
+	GMM_UM_STOP_KTHREAD,		/* kswapd is stopping or freezing */
+	GMM_UM_STOP_DISABLED,		/* control turned off */
 	GMM_UM_STOP_RECLAIM_MODE,	/* vm.zone_reclaim_mode is not 0 */
+	GMM_UM_NR_STOP
+};
+
+/* What one pass did (unmapped.c, unmapped_walk.c), in pages. */
+struct gmm_um_pass_stats {
+	int nid;
+	int stop;			/* enum gmm_um_stop, -1 while running */
+	bool lru_gen;			/* walked MGLRU generations */
+	unsigned long scanned;		/* looked at on the file lists */
+	unsigned long isolated;		/* handed to shrink_folio_list() */
+	unsigned long reclaimed;	/* freed by it */
+	unsigned long skipped_mapped;
+	unsigned long skipped_dirty;
+	unsigned long skipped_writeback;
+	unsigned long skipped_locked;
+	unsigned long skipped_other;	/* tier, zone, being isolated, ... */
+	unsigned long raced;		/* changed between look and isolation */
+	unsigned long protected_memcgs;	/* below memory.min/low, not walked */
+	unsigned long unmapped_before;
+	unsigned long unmapped_after;
+	unsigned long high;
+	unsigned long low;
+	u64 ns;
 };
 #endif
 
@@ -109,67 +135,52 @@ TRACE_EVENT(guestmm_klp_block,
 				   { GMM_KLP_BLOCK_LINEAR, "isolate_linear" }))
 );
 
-/* One __node_reclaim() call of the unmapped page cache policy. */
+/* One pass of the unmapped page cache control, in kswapd. */
 TRACE_EVENT(guestmm_klp_unmapped_pass,
-	TP_PROTO(int nid, unsigned long nr_reclaimed, unsigned long unmapped,
-		 unsigned long high, unsigned long low, u64 ns),
-	TP_ARGS(nid, nr_reclaimed, unmapped, high, low, ns),
+	TP_PROTO(const struct gmm_um_pass_stats *st),
+	TP_ARGS(st),
 	TP_STRUCT__entry(
 		__field(int, nid)
-		__field(unsigned long, nr_reclaimed)
-		__field(unsigned long, unmapped)
+		__field(int, stop)
+		__field(bool, lru_gen)
+		__field(unsigned long, scanned)
+		__field(unsigned long, reclaimed)
+		__field(unsigned long, skipped_mapped)
+		__field(unsigned long, skipped_dirty)
+		__field(unsigned long, unmapped_before)
+		__field(unsigned long, unmapped_after)
 		__field(unsigned long, high)
 		__field(unsigned long, low)
 		__field(u64, ns)
 	),
 	TP_fast_assign(
-		__entry->nid = nid;
-		__entry->nr_reclaimed = nr_reclaimed;
-		__entry->unmapped = unmapped;
-		__entry->high = high;
-		__entry->low = low;
-		__entry->ns = ns;
+		__entry->nid = st->nid;
+		__entry->stop = st->stop;
+		__entry->lru_gen = st->lru_gen;
+		__entry->scanned = st->scanned;
+		__entry->reclaimed = st->reclaimed;
+		__entry->skipped_mapped = st->skipped_mapped;
+		__entry->skipped_dirty = st->skipped_dirty;
+		__entry->unmapped_before = st->unmapped_before;
+		__entry->unmapped_after = st->unmapped_after;
+		__entry->high = st->high;
+		__entry->low = st->low;
+		__entry->ns = st->ns;
 	),
-	TP_printk("node=%d reclaimed=%lu unmapped=%lu high=%lu low=%lu ns=%llu",
-		  __entry->nid, __entry->nr_reclaimed, __entry->unmapped,
-		  __entry->high, __entry->low, __entry->ns)
-);
-
-/* One run: from above the high mark until it stopped, and why. */
-TRACE_EVENT(guestmm_klp_unmapped_run,
-	TP_PROTO(int nid, int reason, unsigned int passes,
-		 unsigned long nr_reclaimed, unsigned long unmapped_before,
-		 unsigned long unmapped_after, u64 ns),
-	TP_ARGS(nid, reason, passes, nr_reclaimed, unmapped_before,
-		unmapped_after, ns),
-	TP_STRUCT__entry(
-		__field(int, nid)
-		__field(int, reason)
-		__field(unsigned int, passes)
-		__field(unsigned long, nr_reclaimed)
-		__field(unsigned long, unmapped_before)
-		__field(unsigned long, unmapped_after)
-		__field(u64, ns)
-	),
-	TP_fast_assign(
-		__entry->nid = nid;
-		__entry->reason = reason;
-		__entry->passes = passes;
-		__entry->nr_reclaimed = nr_reclaimed;
-		__entry->unmapped_before = unmapped_before;
-		__entry->unmapped_after = unmapped_after;
-		__entry->ns = ns;
-	),
-	TP_printk("node=%d stop=%s passes=%u reclaimed=%lu unmapped=%lu->%lu ns=%llu",
-		  __entry->nid,
-		  __print_symbolic(__entry->reason,
+	TP_printk("node=%d lru_gen=%d stop=%s scanned=%lu reclaimed=%lu skipped_mapped=%lu skipped_dirty=%lu unmapped=%lu->%lu high=%lu low=%lu ns=%llu",
+		  __entry->nid, __entry->lru_gen,
+		  __print_symbolic(__entry->stop,
 				   { GMM_UM_STOP_TARGET, "target" },
-				   { GMM_UM_STOP_NO_PROGRESS, "no_progress" },
+				   { GMM_UM_STOP_BUDGET, "budget" },
+				   { GMM_UM_STOP_EXHAUSTED, "exhausted" },
+				   { GMM_UM_STOP_WATERMARK, "watermark" },
+				   { GMM_UM_STOP_KTHREAD, "kthread" },
 				   { GMM_UM_STOP_DISABLED, "disabled" },
 				   { GMM_UM_STOP_RECLAIM_MODE, "reclaim_mode" }),
-		  __entry->passes, __entry->nr_reclaimed,
+		  __entry->scanned, __entry->reclaimed,
+		  __entry->skipped_mapped, __entry->skipped_dirty,
 		  __entry->unmapped_before, __entry->unmapped_after,
-		  __entry->ns)
+		  __entry->high, __entry->low, __entry->ns)
 );
 
 #endif /* _GUESTMM_KLP_TRACE_H */

@@ -4,7 +4,7 @@
  * migrate-source scanner is our own (variants/<V>/, one directory per
  * source variant of the kernel code it mirrors; kernels.tsv says which
  * Debian build has which).  It also carries the unmapped page cache
- * control (unmapped.c).
+ * control (unmapped.c), which replaces pgdat_balanced().
  *
  * The patch is declared here, in one table; the rest of init is the
  * identity checks (identity.c, btf_check.c), debugfs (stats.c) and our
@@ -29,6 +29,13 @@ static struct klp_func gmm_klp_funcs[] = {
 		.old_name = "compact_zone",
 		.new_func = gmm_klp_compact_zone,
 	},
+#ifdef GMM_KLP_UNMAPPED
+	{
+		/* unmapped.c: the unmapped page cache control, in kswapd */
+		.old_name = "pgdat_balanced",
+		.new_func = gmm_pgdat_balanced,
+	},
+#endif
 	{ }
 };
 

@@ -17,7 +17,6 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(guestmm_klp_run);
 EXPORT_TRACEPOINT_SYMBOL_GPL(guestmm_klp_fast_search);
 EXPORT_TRACEPOINT_SYMBOL_GPL(guestmm_klp_block);
 EXPORT_TRACEPOINT_SYMBOL_GPL(guestmm_klp_unmapped_pass);
-EXPORT_TRACEPOINT_SYMBOL_GPL(guestmm_klp_unmapped_run);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("guestmm: tracepoints of the guestmm_klp livepatch");

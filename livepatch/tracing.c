@@ -16,7 +16,6 @@ struct gmm_tp gmm_tps[GMM_NR_TP] = {
 	[GMM_TP_guestmm_klp_fast_search] = { "guestmm_klp_fast_search" },
 	[GMM_TP_guestmm_klp_block] = { "guestmm_klp_block" },
 	[GMM_TP_guestmm_klp_unmapped_pass] = { "guestmm_klp_unmapped_pass" },
-	[GMM_TP_guestmm_klp_unmapped_run] = { "guestmm_klp_unmapped_run" },
 };
 
 /* __tracepoint_<name> or __traceiter_<name> */

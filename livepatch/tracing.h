@@ -25,7 +25,6 @@ enum gmm_tp_id {
 	GMM_TP_guestmm_klp_fast_search,
 	GMM_TP_guestmm_klp_block,
 	GMM_TP_guestmm_klp_unmapped_pass,
-	GMM_TP_guestmm_klp_unmapped_run,
 	GMM_NR_TP
 };
 

@@ -1,38 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * guestmm_klp: unmapped page cache control (seed 001, Balbir Singh's
- * "Provide control over unmapped pages", 2010, never merged).
+ * "Provide control over unmapped pages", 2010, never merged), in kswapd.
+ *
+ * Issue 14.  Tested in 6.1 and 6.12 (MGLRU) guests:
+ * tests/cases/klp_unmapped_*.py.  Design: docs/design/unmapped-in-kswapd.md.
  *
  * A guest whose disk the host caches already has its file data in the
  * host's page cache; the guest's own copy is a duplicate as long as no
- * process maps it.  With unmapped_page_control on, when a node's unmapped
- * file pages (file LRU minus NR_FILE_MAPPED) go above max_unmapped_ratio
- * percent of the node's managed memory, a per-node kthread reclaims
- * unmapped, clean page cache until it is one percent of the node below
- * that (hysteresis), then sleeps again.  What it frees stays free, where
- * the balloon can take it.
+ * process maps it.  With unmapped_page_control on, a node whose unmapped
+ * page cache (node_unmapped_file_pages(): file LRU minus NR_FILE_MAPPED)
+ * is above max_unmapped_ratio percent of its managed memory counts as
+ * not balanced for kswapd, until it is one percent of the node below
+ * that (hysteresis).  What kswapd frees stays free, where the balloon and
+ * free page reporting can give it back to the host.
  *
- * The reclaim is the kernel's own: on 6.1, __node_reclaim() with
- * vm.zone_reclaim_mode == 0 runs shrink_node() with may_unmap=0 and
- * may_writepage=0, so mapped folios are skipped at isolation, dirty ones
- * are not written, and anon folios (all mapped) are never swapped out.
- * It shrinks reclaimable slab too (shrink_node() -> shrink_slab()).
+ * The patch replaces one kernel function, pgdat_balanced() (mm/vmscan.c),
+ * whose three callers are kswapd's three decisions:
  *
- * The thread is woken, never polls: by probes on kswapd waking and going
- * to sleep, by a probe on page cache insertion (one check per
- * GMM_UM_ADD_BATCH pages per CPU), by a timer every GMM_UM_PERIOD, and by
- * parameter writes.  The probes only read counters and wake the thread.
- * docs/livepatch.md explains the choice.
+ * - wakeup_kswapd(): "is there work?"  Over the ratio: yes.  Our waker
+ *   (page cache insertion, a timer, parameter writes) calls the kernel's
+ *   wakeup_kswapd() like rmqueue()'s boosted-watermark wake does.
+ * - prepare_kswapd_sleep(): "may kswapd sleep?"  Over the ratio: no.
+ * - balance_pgdat(): "is the node balanced?"  Always the true watermark
+ *   answer, so kswapd's own reclaim (slab, anon, swap) never runs because
+ *   of the policy.  But where balance_pgdat() is about to end because the
+ *   watermarks are fine, and no boost is pending, a pass of ours runs
+ *   first (unmapped_walk.c): unmapped clean page cache only, counted as
+ *   kswapd's.  If a watermark breaks meanwhile, the pass stops and
+ *   balance_pgdat() goes on with its normal work at once.
+ *
+ * The three are told apart by the return address: the kernel calls
+ * pgdat_balanced() once from each, never inlined (scripts/klp-variant
+ * should check that per build; see docs/livepatch.md).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/freezer.h>
-#include <linux/gfp.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/moduleparam.h>
@@ -41,59 +51,63 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
-#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/swap.h>
 #include <linux/sysfs.h>
 #include <linux/timer.h>
-#include <linux/topology.h>
 #include <linux/tracepoint.h>
 #include <linux/wait.h>
 
-#include "tracing.h"
 #include "ksyms.h"
 #include "params.h"
+#include "tracing.h"
 #include "unmapped.h"
+#include "unmapped_walk.h"
+#include "vmscan.h"
 
 /*
  * Page cache insertions per CPU between two looks at the node's counters
- * from the insertion probe: 1 MiB, so a stream read overshoots the ratio
- * by at most about nr_cpus MiB before the thread is woken.
+ * from the insertion probe: 1 MiB.
  */
 #define GMM_UM_ADD_BATCH	256
 
 /*
  * The timer catches growth that inserts nothing (munmap turns mapped
  * pages into unmapped ones, writeback cleans dirty ones) and ends a
- * backoff.  Five seconds costs nothing measurable when idle.
+ * backoff.
  */
 #define GMM_UM_PERIOD		(5 * HZ)
 
+/* At most this much per pass; kswapd loops for the rest. */
+#define GMM_UM_PASS_MAX		8192UL
+
 /*
- * __node_reclaim() walks the priorities from NODE_RECLAIM_PRIORITY down
- * to 0 until it frees a page, so a pass that frees nothing has scanned
- * the whole LRU.  A few in a row mean there is no clean unmapped cache
- * left to take (it is dirty, under writeback, or mapped); stop then.
+ * Passes in a row that do not bring the node below its high mark before
+ * the policy backs off (kswapd must not spin on cache it cannot take).
  */
-#define GMM_UM_MAX_FAILS	4
+#define GMM_UM_MAX_OVER_PASSES	16
+
+/*
+ * Times prepare_kswapd_sleep() may hear "not balanced" from us without a
+ * pass in between (kswapd asks twice per loop) before the policy backs
+ * off: a pass must follow, or kswapd would spin (see gmm_um_kept_awake()).
+ */
+#define GMM_UM_MAX_AWAKE	32
 
 /* Node bits in gmm_um_node.flags */
 enum {
-	GMM_UM_KICKED,		/* a waker asked the thread to look */
-	GMM_UM_RUNNING,		/* the thread is reclaiming */
-	GMM_UM_BACKOFF,		/* last run made no progress: wait for the timer */
+	GMM_UM_ACTIVE,		/* went over high; reclaiming down to low */
+	GMM_UM_BACKOFF,		/* no progress: watermarks only, until the timer */
 };
 
 struct gmm_um_node {
-	struct pglist_data *pgdat;
-	struct task_struct *task;
-	wait_queue_head_t wait;
 	unsigned long flags;
-	/* what the thread's last __node_reclaim() freed (reclaim_end probe) */
-	unsigned long last_reclaimed;
+	/* kswapd of the node only: */
+	unsigned int over_passes;	/* passes in a row still above high */
+	unsigned int awake_no_pass;	/* kept awake since the last pass */
 };
 
-/* Indexed by node id, NULL for nodes without memory at load time. */
-static struct gmm_um_node **gmm_um_nodes;
+static struct gmm_um_node gmm_um_nodes[MAX_NUMNODES];
 
 /* ---- parameters ------------------------------------------------------ */
 
@@ -106,55 +120,80 @@ static DEFINE_MUTEX(gmm_um_lock);	/* turning the policy on and off */
 /* ---- counters (debugfs) ---------------------------------------------- */
 
 enum gmm_um_counter {
-	/* wakeups by source: the first five, see gmm_um_kick() */
-	GMM_UM_wakeups_kswapd_wake,
-	GMM_UM_wakeups_kswapd_sleep,
+	/* kswapd wakeups by our waker, by source */
 	GMM_UM_wakeups_pagecache,
 	GMM_UM_wakeups_timer,
 	GMM_UM_wakeups_param,
-	GMM_UM_checks,			/* thread woke and looked */
-	GMM_UM_runs,			/* ... and found the node above the ratio */
-	GMM_UM_passes,			/* __node_reclaim() calls */
-	GMM_UM_pages_reclaimed,		/* pages they freed (incl. slab) */
-	GMM_UM_time_ns,			/* time spent in them */
-	GMM_UM_stop_target,		/* runs that reached the low mark */
-	GMM_UM_stop_no_progress,	/* ... that gave up */
-	GMM_UM_stop_disabled,		/* ... cut short by turning it off */
-	GMM_UM_stop_reclaim_mode,	/* ... refused: zone_reclaim_mode != 0 */
-	GMM_UM_lock_busy,		/* PGDAT_RECLAIM_LOCKED held by another */
+	/* the patched predicate said "not balanced" because of the ratio */
+	GMM_UM_predicate_wake,		/* ... to wakeup_kswapd() */
+	GMM_UM_kept_awake,		/* ... to prepare_kswapd_sleep() */
+	GMM_UM_predicate_other,		/* ... to an unknown caller */
+	GMM_UM_passes,
+	GMM_UM_pages_scanned,
+	GMM_UM_pages_reclaimed,
+	GMM_UM_skipped_mapped,
+	GMM_UM_skipped_dirty,
+	GMM_UM_skipped_writeback,
+	GMM_UM_skipped_locked,
+	GMM_UM_skipped_other,
+	GMM_UM_skipped_protected,	/* memcgs below memory.min/low */
+	GMM_UM_isolate_raced,
+	GMM_UM_flusher_wakeups,
+	GMM_UM_backoffs,
+	GMM_UM_time_ns,
+	/* passes by how they ended: enum gmm_um_stop order */
+	GMM_UM_stop_target,
+	GMM_UM_stop_budget,
+	GMM_UM_stop_exhausted,
+	GMM_UM_stop_watermark,
+	GMM_UM_stop_kthread,
+	GMM_UM_stop_disabled,
+	GMM_UM_stop_reclaim_mode,
 	GMM_UM_NR_COUNTERS
 };
 
 static const char * const gmm_um_counter_names[GMM_UM_NR_COUNTERS] = {
-	[GMM_UM_wakeups_kswapd_wake] = "wakeups_kswapd_wake",
-	[GMM_UM_wakeups_kswapd_sleep] = "wakeups_kswapd_sleep",
 	[GMM_UM_wakeups_pagecache] = "wakeups_pagecache",
 	[GMM_UM_wakeups_timer] = "wakeups_timer",
 	[GMM_UM_wakeups_param] = "wakeups_param",
-	[GMM_UM_checks] = "checks",
-	[GMM_UM_runs] = "runs",
+	[GMM_UM_predicate_wake] = "predicate_wake",
+	[GMM_UM_kept_awake] = "kept_awake",
+	[GMM_UM_predicate_other] = "predicate_other",
 	[GMM_UM_passes] = "passes",
+	[GMM_UM_pages_scanned] = "pages_scanned",
 	[GMM_UM_pages_reclaimed] = "pages_reclaimed",
+	[GMM_UM_skipped_mapped] = "skipped_mapped",
+	[GMM_UM_skipped_dirty] = "skipped_dirty",
+	[GMM_UM_skipped_writeback] = "skipped_writeback",
+	[GMM_UM_skipped_locked] = "skipped_locked",
+	[GMM_UM_skipped_other] = "skipped_other",
+	[GMM_UM_skipped_protected] = "skipped_protected",
+	[GMM_UM_isolate_raced] = "isolate_raced",
+	[GMM_UM_flusher_wakeups] = "flusher_wakeups",
+	[GMM_UM_backoffs] = "backoffs",
 	[GMM_UM_time_ns] = "time_ns",
 	[GMM_UM_stop_target] = "stop_target",
-	[GMM_UM_stop_no_progress] = "stop_no_progress",
+	[GMM_UM_stop_budget] = "stop_budget",
+	[GMM_UM_stop_exhausted] = "stop_exhausted",
+	[GMM_UM_stop_watermark] = "stop_watermark",
+	[GMM_UM_stop_kthread] = "stop_kthread",
 	[GMM_UM_stop_disabled] = "stop_disabled",
 	[GMM_UM_stop_reclaim_mode] = "stop_reclaim_mode",
-	[GMM_UM_lock_busy] = "lock_busy",
 };
 
 static atomic_long_t gmm_um_stats[GMM_UM_NR_COUNTERS];
 
 static void gmm_um_count(enum gmm_um_counter c, long n)
 {
-	atomic_long_add(n, &gmm_um_stats[c]);
+	if (n)
+		atomic_long_add(n, &gmm_um_stats[c]);
 }
 
 /* ---- what the policy measures ---------------------------------------- */
 
 /*
- * mm/vmstat.c: node_page_state_pages(), not exported.  Per-cpu deltas not
- * yet folded are missed, at most the vmstat threshold per CPU.
+ * mm/vmstat.h: node_page_state_pages() as node_page_state() uses it, not
+ * exported.  Per-cpu deltas not yet folded are missed, as there.
  */
 static unsigned long klpr_node_page_state(struct pglist_data *pgdat,
 					  enum node_stat_item item)
@@ -164,22 +203,36 @@ static unsigned long klpr_node_page_state(struct pglist_data *pgdat,
 	return x < 0 ? 0 : x;
 }
 
-/* mm/vmscan.c: node_unmapped_file_pages(), the quantity __node_reclaim uses */
+/*
+ * mm/vmscan.c: node_unmapped_file_pages() (6.1:7597, 6.12:7439, the same
+ * text), inlined there.  A lower bound: NR_FILE_MAPPED also counts mapped
+ * shmem, which is not on the file LRU.
+ */
 static unsigned long gmm_um_unmapped(struct pglist_data *pgdat)
 {
-	unsigned long mapped = klpr_node_page_state(pgdat, NR_FILE_MAPPED);
-	unsigned long lru = klpr_node_page_state(pgdat, NR_ACTIVE_FILE) +
-			    klpr_node_page_state(pgdat, NR_INACTIVE_FILE);
+	unsigned long file_mapped = klpr_node_page_state(pgdat, NR_FILE_MAPPED);
+	unsigned long file_lru = klpr_node_page_state(pgdat, NR_INACTIVE_FILE) +
+		klpr_node_page_state(pgdat, NR_ACTIVE_FILE);
 
-	/* tmpfs pages count as FILE_MAPPED but sit on the anon LRU */
+	return (file_lru > file_mapped) ? (file_lru - file_mapped) : 0;
+}
+
+/* The upper bound, for debugfs: mapped shmem taken out of FILE_MAPPED. */
+static unsigned long gmm_um_unmapped_upper(struct pglist_data *pgdat)
+{
+	unsigned long mapped = klpr_node_page_state(pgdat, NR_FILE_MAPPED);
+	unsigned long shmem = klpr_node_page_state(pgdat, NR_SHMEM);
+	unsigned long lru = klpr_node_page_state(pgdat, NR_INACTIVE_FILE) +
+		klpr_node_page_state(pgdat, NR_ACTIVE_FILE);
+
+	mapped = mapped > shmem ? mapped - shmem : 0;
 	return lru > mapped ? lru - mapped : 0;
 }
 
 /*
- * The marks, in pages: start above @high, stop at @low.  Managed pages,
- * not present ones: that is the memory page cache can fill, and what
- * MemTotal shows.  It is recomputed each time because the balloon
- * changes it.
+ * The marks, in pages: start above @high, stop at @low.  Managed pages
+ * (what page cache can fill, and what MemTotal shows), recomputed each
+ * time because the balloon changes them.
  */
 static void gmm_um_limits(struct pglist_data *pgdat, unsigned long *high,
 			  unsigned long *low)
@@ -193,40 +246,312 @@ static void gmm_um_limits(struct pglist_data *pgdat, unsigned long *high,
 	*high = managed * READ_ONCE(gmm_um_ratio) / 100;
 	margin = managed / 100;
 	*low = *high > margin ? *high - margin : 0;
-	/*
-	 * __node_reclaim() does nothing once unmapped clean cache is at
-	 * vm.min_unmapped_ratio; aiming lower would only burn passes.
-	 */
-	*low = max(*low, READ_ONCE(pgdat->min_unmapped_pages));
-	*low = min(*low, *high);
 }
 
-/* ---- waking the thread (probe, timer and parameter context) ----------- */
+/* The node's highest zone with managed pages. */
+static int gmm_um_top_zone(struct pglist_data *pgdat)
+{
+	int z;
+
+	for (z = MAX_NR_ZONES - 1; z > 0; z--)
+		if (managed_zone(&pgdat->node_zones[z]))
+			break;
+	return z;
+}
 
 /*
- * Ask node @nid's thread to look, if the node is above its high mark.
- * Runs in tracepoint probes and the timer: it reads counters and wakes a
- * thread, nothing else.
+ * Whether the policy wants kswapd on @pgdat: above high, or still above
+ * low since it went above high.  Any context.  vm.zone_reclaim_mode is
+ * not looked at here: a pass that sees it set stands down and backs off,
+ * visibly (counter, tracepoint).
  */
-static void gmm_um_kick(int nid, enum gmm_um_counter source, bool backoff)
+static bool gmm_um_over(struct pglist_data *pgdat)
 {
-	struct gmm_um_node *n;
-	unsigned long high, low;
+	struct gmm_um_node *n = &gmm_um_nodes[pgdat->node_id];
+	unsigned long high, low, unmapped;
 
-	if (!READ_ONCE(gmm_um_enabled) || nid < 0 || nid >= nr_node_ids)
+	if (!READ_ONCE(gmm_um_enabled) || test_bit(GMM_UM_BACKOFF, &n->flags))
+		return false;
+	gmm_um_limits(pgdat, &high, &low);
+	unmapped = gmm_um_unmapped(pgdat);
+	if (test_bit(GMM_UM_ACTIVE, &n->flags)) {
+		if (unmapped > low)
+			return true;
+		clear_bit(GMM_UM_ACTIVE, &n->flags);
+		return false;
+	}
+	if (unmapped <= high)
+		return false;
+	set_bit(GMM_UM_ACTIVE, &n->flags);
+	return true;
+}
+
+static void gmm_um_backoff(struct gmm_um_node *n)
+{
+	if (!test_and_set_bit(GMM_UM_BACKOFF, &n->flags))
+		gmm_um_count(GMM_UM_backoffs, 1);
+	clear_bit(GMM_UM_ACTIVE, &n->flags);
+	n->over_passes = 0;
+	n->awake_no_pass = 0;
+}
+
+/* ---- who called pgdat_balanced() ------------------------------------- */
+
+enum gmm_um_caller {
+	GMM_UM_CALLER_BALANCE_PGDAT,
+	GMM_UM_CALLER_PREPARE_SLEEP,
+	GMM_UM_CALLER_WAKEUP,
+	GMM_UM_NR_CALLERS
+};
+
+/* The kernel functions' text ranges, found at load. */
+static struct {
+	unsigned long start;
+	unsigned long size;
+} gmm_um_callers[GMM_UM_NR_CALLERS];
+
+/*
+ * @addr: a livepatch relocation (ksyms.h), only compared with, never
+ * called through.
+ */
+static int gmm_um_find_caller(enum gmm_um_caller c, const char *name,
+			      const void *addr)
+{
+	unsigned long size, off;
+
+	if (!klpe_kallsyms_lookup_size_offset((unsigned long)addr, &size,
+					      &off) || off || !size) {
+		pr_err("refusing to load: no size for %s in kallsyms\n", name);
+		return -ENOENT;
+	}
+	gmm_um_callers[c].start = (unsigned long)addr;
+	gmm_um_callers[c].size = size;
+	return 0;
+}
+
+static int gmm_um_find_callers(void)
+{
+	return gmm_um_find_caller(GMM_UM_CALLER_BALANCE_PGDAT,
+				  "balance_pgdat", klpe_balance_pgdat) ?:
+	       gmm_um_find_caller(GMM_UM_CALLER_PREPARE_SLEEP,
+				  "prepare_kswapd_sleep",
+				  klpe_prepare_kswapd_sleep) ?:
+	       gmm_um_find_caller(GMM_UM_CALLER_WAKEUP, "wakeup_kswapd",
+				  klpe_wakeup_kswapd);
+}
+
+static enum gmm_um_caller gmm_um_caller(unsigned long ret_ip)
+{
+	int i;
+
+	for (i = 0; i < GMM_UM_NR_CALLERS; i++)
+		if (ret_ip - gmm_um_callers[i].start < gmm_um_callers[i].size)
+			return i;
+	return GMM_UM_NR_CALLERS;
+}
+
+/* ---- the pass, in kswapd ----------------------------------------------- */
+
+int gmm_um_pass_stop(struct gmm_um_pass *p)
+{
+	if (kthread_should_stop() || freezing(current))
+		return GMM_UM_STOP_KTHREAD;
+	if (!READ_ONCE(gmm_um_enabled))
+		return GMM_UM_STOP_DISABLED;
+	/* re-read on every check: RECLAIM_UNMAP/WRITE must never meet us */
+	if (READ_ONCE(klpe_node_reclaim_mode))
+		return GMM_UM_STOP_RECLAIM_MODE;
+	if (p->st.reclaimed >= p->nr_to_reclaim)
+		return GMM_UM_STOP_TARGET;
+	if (p->st.scanned >= p->scan_budget)
+		return GMM_UM_STOP_BUDGET;
+	if (!klpr_pgdat_balanced(p->pgdat, p->order, p->highest_zoneidx))
+		return GMM_UM_STOP_WATERMARK;
+	return -1;
+}
+
+static void gmm_um_pass_count(const struct gmm_um_pass *p)
+{
+	const struct gmm_um_pass_stats *st = &p->st;
+
+	/* the stop_* counters are in enum gmm_um_stop's order */
+	BUILD_BUG_ON(GMM_UM_stop_reclaim_mode - GMM_UM_stop_target !=
+		     GMM_UM_STOP_RECLAIM_MODE - GMM_UM_STOP_TARGET);
+	gmm_um_count(GMM_UM_passes, 1);
+	gmm_um_count(GMM_UM_pages_scanned, st->scanned);
+	gmm_um_count(GMM_UM_pages_reclaimed, st->reclaimed);
+	gmm_um_count(GMM_UM_skipped_mapped, st->skipped_mapped);
+	gmm_um_count(GMM_UM_skipped_dirty, st->skipped_dirty);
+	gmm_um_count(GMM_UM_skipped_writeback, st->skipped_writeback);
+	gmm_um_count(GMM_UM_skipped_locked, st->skipped_locked);
+	gmm_um_count(GMM_UM_skipped_other, st->skipped_other);
+	gmm_um_count(GMM_UM_skipped_protected, st->protected_memcgs);
+	gmm_um_count(GMM_UM_isolate_raced, st->raced);
+	gmm_um_count(GMM_UM_flusher_wakeups, p->woke_flusher);
+	gmm_um_count(GMM_UM_time_ns, st->ns);
+	if (st->stop >= 0 && st->stop < GMM_UM_NR_STOP)
+		gmm_um_count(GMM_UM_stop_target + st->stop, 1);
+}
+
+/* After a pass: the node's hysteresis and backoff. */
+static void gmm_um_pass_done(struct gmm_um_node *n, const struct gmm_um_pass *p)
+{
+	const struct gmm_um_pass_stats *st = &p->st;
+
+	switch (st->stop) {
+	case GMM_UM_STOP_RECLAIM_MODE:
+		pr_warn_ratelimited("unmapped_page_control: standing down: vm.zone_reclaim_mode is %d, must be 0\n",
+				    READ_ONCE(klpe_node_reclaim_mode));
+		gmm_um_backoff(n);
 		return;
-	n = gmm_um_nodes[nid];
-	if (!n || test_bit(GMM_UM_RUNNING, &n->flags))
+	case GMM_UM_STOP_EXHAUSTED:
+	case GMM_UM_STOP_BUDGET:
+		if (!st->reclaimed) {
+			gmm_um_backoff(n);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	if (st->unmapped_after <= st->high)
+		n->over_passes = 0;
+	else if (++n->over_passes >= GMM_UM_MAX_OVER_PASSES)
+		gmm_um_backoff(n);
+}
+
+/*
+ * One pass in kswapd, from balance_pgdat() where it found the node
+ * balanced.  Returns pgdat_balanced()'s answer for balance_pgdat():
+ * false only if a watermark broke during the pass.
+ */
+static bool gmm_um_kswapd_pass(pg_data_t *pgdat, int order,
+			       int highest_zoneidx)
+{
+	struct gmm_um_node *n = &gmm_um_nodes[pgdat->node_id];
+	struct gmm_um_pass p = {
+		.pgdat = pgdat,
+		.order = order,
+		.highest_zoneidx = highest_zoneidx,
+		.reclaim_idx = gmm_um_top_zone(pgdat),
+		.st = { .nid = pgdat->node_id, .stop = -1 },
+	};
+	unsigned long excess;
+	u64 t0 = ktime_get_ns();
+
+	n->awake_no_pass = 0;
+	gmm_um_limits(pgdat, &p.st.high, &p.st.low);
+	p.st.unmapped_before = gmm_um_unmapped(pgdat);
+	excess = p.st.unmapped_before > p.st.low ?
+		 p.st.unmapped_before - p.st.low : 0;
+	p.nr_to_reclaim = clamp(excess, (unsigned long)SWAP_CLUSTER_MAX,
+				GMM_UM_PASS_MAX);
+	/*
+	 * guestmm: mapped and dirty folios keep their place, so every pass
+	 * looks at them again; the budget lets a pass walk the whole file
+	 * LRU once, or a mapped file at its tail ends every pass empty.
+	 */
+	p.scan_budget = 4 * p.nr_to_reclaim + 4096 +
+			klpr_node_page_state(pgdat, NR_INACTIVE_FILE) +
+			klpr_node_page_state(pgdat, NR_ACTIVE_FILE);
+
+	gmm_uw_run(&p);
+
+	p.st.ns = ktime_get_ns() - t0;
+	p.st.unmapped_after = gmm_um_unmapped(pgdat);
+	gmm_um_pass_done(n, &p);
+	gmm_um_pass_count(&p);
+	gmm_trace(guestmm_klp_unmapped_pass, &p.st);
+	return p.st.stop != GMM_UM_STOP_WATERMARK;
+}
+
+/*
+ * balance_pgdat() asks, the watermarks are fine (@balanced is their
+ * answer).  mm/vmscan.c: balance_pgdat() of 6.1 (7104-7116) and 6.12
+ * (6936-6948) ends there unless a boost is being reclaimed.
+ */
+static bool gmm_um_in_balance_pgdat(pg_data_t *pgdat, int order,
+				    int highest_zoneidx)
+{
+	if (!current_is_kswapd() ||
+	    klpr_pgdat_watermark_boosted(pgdat, highest_zoneidx) ||
+	    !gmm_um_over(pgdat))
+		return true;
+	return gmm_um_kswapd_pass(pgdat, order, highest_zoneidx);
+}
+
+/*
+ * prepare_kswapd_sleep() heard "not balanced" from us.  balance_pgdat()
+ * must then run a pass soon; if it does not (a watermark boost that does
+ * not end, or a build where balance_pgdat() reaches the predicate in a
+ * way the return address gate does not see), back off rather than keep
+ * kswapd looping.
+ */
+static void gmm_um_kept_awake(pg_data_t *pgdat)
+{
+	struct gmm_um_node *n = &gmm_um_nodes[pgdat->node_id];
+
+	gmm_um_count(GMM_UM_kept_awake, 1);
+	if (++n->awake_no_pass < GMM_UM_MAX_AWAKE)
 		return;
-	if (backoff && test_bit(GMM_UM_BACKOFF, &n->flags))
+	pr_warn_ratelimited("unmapped_page_control: node %d: kswapd kept awake %u times without a pass; backing off\n",
+			    pgdat->node_id, n->awake_no_pass);
+	gmm_um_backoff(n);
+}
+
+/*
+ * The replacement of mm/vmscan.c: pgdat_balanced(), same prototype in 6.1
+ * and 6.12.  The watermark test is the kernel's, verbatim
+ * (variants/<V>/vmscan.h: klpr_pgdat_balanced()).  noinline: the return
+ * address must be the kernel caller's (klp's ftrace handler only changes
+ * the instruction pointer, the stack is the caller's).
+ */
+noinline bool gmm_pgdat_balanced(pg_data_t *pgdat, int order,
+				 int highest_zoneidx)
+{
+	unsigned long ret_ip = (unsigned long)__builtin_return_address(0);
+	bool ok = klpr_pgdat_balanced(pgdat, order, highest_zoneidx);
+	enum gmm_um_caller caller;
+
+	if (!ok || !READ_ONCE(gmm_um_enabled))
+		return ok;
+	caller = gmm_um_caller(ret_ip);
+	if (caller == GMM_UM_CALLER_BALANCE_PGDAT)
+		return gmm_um_in_balance_pgdat(pgdat, order, highest_zoneidx);
+	if (!gmm_um_over(pgdat))
+		return true;
+	if (caller == GMM_UM_CALLER_WAKEUP)
+		gmm_um_count(GMM_UM_predicate_wake, 1);
+	else if (caller == GMM_UM_CALLER_PREPARE_SLEEP)
+		gmm_um_kept_awake(pgdat);
+	else
+		gmm_um_count(GMM_UM_predicate_other, 1);
+	return false;
+}
+
+/* ---- waking kswapd (probe, timer and parameter context) ---------------- */
+
+/*
+ * Wake @pgdat's kswapd if the policy wants it and it sleeps: the kernel's
+ * wakeup_kswapd(), with gfp 0 and order 0 for the node's top zone, as
+ * rmqueue() wakes it for a boosted watermark.  Our pgdat_balanced() then
+ * says "not balanced".
+ */
+static void gmm_um_wake(struct pglist_data *pgdat, enum gmm_um_counter source)
+{
+	int top;
+
+	/*
+	 * A lockless peek, as wakeup_kswapd() itself does before it wakes:
+	 * kswapd awake needs no wake and no look at the counters.  A wake
+	 * missed while kswapd goes to sleep is made up by the next batch of
+	 * insertions or the timer.
+	 */
+	if (!waitqueue_active(&pgdat->kswapd_wait) || !gmm_um_over(pgdat))
 		return;
-	gmm_um_limits(n->pgdat, &high, &low);
-	if (gmm_um_unmapped(n->pgdat) <= high)
-		return;
-	if (test_and_set_bit(GMM_UM_KICKED, &n->flags))
-		return;
+	top = gmm_um_top_zone(pgdat);
 	gmm_um_count(source, 1);
-	wake_up(&n->wait);
+	klpe_wakeup_kswapd(&pgdat->node_zones[top], 0, 0, top);
 }
 
 /* Timer and parameter writes: also end a backoff. */
@@ -234,11 +559,9 @@ static void gmm_um_kick_all(enum gmm_um_counter source)
 {
 	int nid;
 
-	for (nid = 0; nid < nr_node_ids; nid++) {
-		if (!gmm_um_nodes[nid])
-			continue;
-		clear_bit(GMM_UM_BACKOFF, &gmm_um_nodes[nid]->flags);
-		gmm_um_kick(nid, source, false);
+	for_each_node_state(nid, N_MEMORY) {
+		clear_bit(GMM_UM_BACKOFF, &gmm_um_nodes[nid].flags);
+		gmm_um_wake(NODE_DATA(nid), source);
 	}
 }
 
@@ -251,25 +574,10 @@ static void gmm_um_timer_fn(struct timer_list *t)
 static DEFINE_TIMER(gmm_um_timer, gmm_um_timer_fn);
 
 /*
- * kswapd is woken when a zone of the node falls below its low watermark:
- * page cache we drop now is memory kswapd does not have to find.
- */
-static void gmm_um_probe_kswapd_wake(void *data, int nid, int zid, int order)
-{
-	gmm_um_kick(nid, GMM_UM_wakeups_kswapd_wake, false);
-}
-
-/* kswapd is done: whatever it left above the ratio is ours. */
-static void gmm_um_probe_kswapd_sleep(void *data, int nid)
-{
-	gmm_um_kick(nid, GMM_UM_wakeups_kswapd_sleep, false);
-}
-
-/*
- * Page cache grows long before kswapd wakes (free memory is plentiful in
- * a guest that has just booted), so growth itself must wake the thread.
- * Only every GMM_UM_ADD_BATCH pages per CPU, to keep the insertion path
- * at a per-cpu add.  Tracepoint probes run with preemption off.
+ * Page cache grows long before any watermark is low, so growth itself
+ * wakes kswapd: every GMM_UM_ADD_BATCH pages per CPU, a look at the
+ * folio's node.  mm/filemap.c fires the tracepoint after the insertion,
+ * outside the xarray lock; probes run with preemption off.
  */
 static DEFINE_PER_CPU(unsigned int, gmm_um_adds);
 
@@ -279,207 +587,36 @@ static void gmm_um_probe_add_to_page_cache(void *data, struct folio *folio)
 	    GMM_UM_ADD_BATCH)
 		return;
 	this_cpu_write(gmm_um_adds, 0);
-	gmm_um_kick(folio_nid(folio), GMM_UM_wakeups_pagecache, true);
+	gmm_um_wake(folio_pgdat(folio), GMM_UM_wakeups_pagecache);
 }
 
-/*
- * __node_reclaim() returns only whether it freed a page; its end
- * tracepoint has the count.  Only our threads' calls are recorded.
- */
-static void gmm_um_probe_node_reclaim_end(void *data,
-					  unsigned long nr_reclaimed)
-{
-	int nid;
-
-	if (!(current->flags & PF_KTHREAD))
-		return;
-	for (nid = 0; nid < nr_node_ids; nid++) {
-		struct gmm_um_node *n = gmm_um_nodes[nid];
-
-		if (n && n->task == current) {
-			WRITE_ONCE(n->last_reclaimed, nr_reclaimed);
-			return;
-		}
-	}
-}
-
-struct gmm_um_tp {
-	const char *name;
-	void *probe;
-	struct tracepoint *tp;
-};
-
-/* The wakers, registered only while the policy is on. */
-static struct gmm_um_tp gmm_um_wakers[] = {
-	{ "mm_vmscan_kswapd_wake", gmm_um_probe_kswapd_wake },
-	{ "mm_vmscan_kswapd_sleep", gmm_um_probe_kswapd_sleep },
-	{ "mm_filemap_add_to_page_cache", gmm_um_probe_add_to_page_cache },
-};
-
-/* Registered from load to unload, so no pass loses its count. */
-static struct gmm_um_tp gmm_um_reclaim_end = {
-	"mm_vmscan_node_reclaim_end", gmm_um_probe_node_reclaim_end
-};
+static struct tracepoint *gmm_um_add_tp;
 
 static void gmm_um_find_tp(struct tracepoint *tp, void *priv)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(gmm_um_wakers); i++)
-		if (!strcmp(tp->name, gmm_um_wakers[i].name))
-			gmm_um_wakers[i].tp = tp;
-	if (!strcmp(tp->name, gmm_um_reclaim_end.name))
-		gmm_um_reclaim_end.tp = tp;
-}
-
-/* ---- the reclaim thread ---------------------------------------------- */
-
-/* One __node_reclaim() call; returns the pages it freed. */
-static unsigned long gmm_um_pass(struct gmm_um_node *n, u64 *ns)
-{
-	struct pglist_data *pgdat = n->pgdat;
-	u64 t0;
-
-	*ns = 0;
-	/*
-	 * node_reclaim() takes this bit around __node_reclaim(): one
-	 * node reclaimer at a time.  With zone_reclaim_mode 0 the allocator
-	 * never calls node_reclaim(), so this is normally free.
-	 */
-	if (test_and_set_bit(PGDAT_RECLAIM_LOCKED, &pgdat->flags)) {
-		gmm_um_count(GMM_UM_lock_busy, 1);
-		return 0;
-	}
-	WRITE_ONCE(n->last_reclaimed, 0);
-	t0 = ktime_get_ns();
-	/*
-	 * GFP_HIGHUSER_MOVABLE: may do IO and enter the filesystem, as
-	 * GFP_KERNEL, and its zone is ZONE_MOVABLE, so reclaim_idx covers
-	 * every zone where page cache can live.
-	 */
-	klpe___node_reclaim(pgdat, GFP_HIGHUSER_MOVABLE, 0);
-	*ns = ktime_get_ns() - t0;
-	clear_bit_unlock(PGDAT_RECLAIM_LOCKED, &pgdat->flags);
-	return READ_ONCE(n->last_reclaimed);
-}
-
-static void gmm_um_balance(struct gmm_um_node *n)
-{
-	struct pglist_data *pgdat = n->pgdat;
-	unsigned long high, low, before, unmapped, nr, reclaimed = 0;
-	unsigned int passes = 0, fails = 0;
-	u64 ns, run_ns = 0;
-	int mode, reason;
-
-	gmm_um_count(GMM_UM_checks, 1);
-	if (!READ_ONCE(gmm_um_enabled))
-		return;
-	gmm_um_limits(pgdat, &high, &low);
-	before = unmapped = gmm_um_unmapped(pgdat);
-	if (unmapped <= high)
-		return;
-
-	/*
-	 * Checked again here, not only when turned on: with RECLAIM_UNMAP
-	 * or RECLAIM_WRITE set, __node_reclaim() would unmap or write back.
-	 */
-	mode = READ_ONCE(klpe_node_reclaim_mode);
-	if (mode) {
-		pr_warn_ratelimited("unmapped_page_control: not reclaiming: vm.zone_reclaim_mode is %d, must be 0\n",
-				    mode);
-		set_bit(GMM_UM_BACKOFF, &n->flags);
-		gmm_um_count(GMM_UM_stop_reclaim_mode, 1);
-		gmm_trace(guestmm_klp_unmapped_run, pgdat->node_id,
-					       GMM_UM_STOP_RECLAIM_MODE, 0, 0,
-					       before, unmapped, 0);
-		return;
-	}
-
-	set_bit(GMM_UM_RUNNING, &n->flags);
-	gmm_um_count(GMM_UM_runs, 1);
-	for (;;) {
-		if (!READ_ONCE(gmm_um_enabled) || kthread_should_stop()) {
-			reason = GMM_UM_STOP_DISABLED;
-			break;
-		}
-		if (unmapped <= low) {
-			reason = GMM_UM_STOP_TARGET;
-			break;
-		}
-		if (fails >= GMM_UM_MAX_FAILS) {
-			/* Page cache growth alone will not retry; the timer will. */
-			set_bit(GMM_UM_BACKOFF, &n->flags);
-			reason = GMM_UM_STOP_NO_PROGRESS;
-			break;
-		}
-		nr = gmm_um_pass(n, &ns);
-		passes++;
-		reclaimed += nr;
-		run_ns += ns;
-		fails = nr ? 0 : fails + 1;
-		gmm_um_count(GMM_UM_passes, 1);
-		gmm_um_count(GMM_UM_pages_reclaimed, nr);
-		gmm_um_count(GMM_UM_time_ns, ns);
-		/* the ratio may have been changed, the balloon may have moved */
-		gmm_um_limits(pgdat, &high, &low);
-		unmapped = gmm_um_unmapped(pgdat);
-		gmm_trace(guestmm_klp_unmapped_pass, pgdat->node_id, nr, unmapped,
-						high, low, ns);
-		cond_resched();
-	}
-	clear_bit(GMM_UM_RUNNING, &n->flags);
-	gmm_um_count(GMM_UM_stop_target + reason, 1);
-	gmm_trace(guestmm_klp_unmapped_run, pgdat->node_id, reason, passes,
-				       reclaimed, before, unmapped, run_ns);
-}
-
-static int gmm_um_thread(void *arg)
-{
-	struct gmm_um_node *n = arg;
-
-	/* Reclaiming while the system suspends would fight the freezer. */
-	set_freezable();
-	for (;;) {
-		wait_event_freezable(n->wait, kthread_should_stop() ||
-				     test_and_clear_bit(GMM_UM_KICKED,
-							&n->flags));
-		if (kthread_should_stop())
-			break;
-		gmm_um_balance(n);
-	}
-	return 0;
+	if (!strcmp(tp->name, "mm_filemap_add_to_page_cache"))
+		gmm_um_add_tp = tp;
 }
 
 /* ---- on and off ------------------------------------------------------ */
 
-static void gmm_um_unregister_wakers(unsigned int nr)
-{
-	while (nr--)
-		tracepoint_probe_unregister(gmm_um_wakers[nr].tp,
-					    gmm_um_wakers[nr].probe, NULL);
-}
-
-/* Under gmm_um_lock, after init. */
 static int gmm_um_start(void)
 {
-	unsigned int i;
 	int mode, ret;
 
+	lockdep_assert_held(&gmm_um_lock);
 	mode = READ_ONCE(klpe_node_reclaim_mode);
 	if (mode) {
-		pr_err("unmapped_page_control: refusing to enable: vm.zone_reclaim_mode is %d; node reclaim would then also unmap or write back pages; set it to 0 first\n",
+		pr_err("unmapped_page_control: refusing to enable: vm.zone_reclaim_mode is %d; set it to 0 first\n",
 		       mode);
 		return -EINVAL;
 	}
-	for (i = 0; i < ARRAY_SIZE(gmm_um_wakers); i++) {
-		ret = tracepoint_probe_register(gmm_um_wakers[i].tp,
-						gmm_um_wakers[i].probe, NULL);
-		if (ret) {
-			pr_err("unmapped_page_control: cannot attach to tracepoint %s (%d)\n",
-			       gmm_um_wakers[i].name, ret);
-			gmm_um_unregister_wakers(i);
-			return ret;
-		}
+	ret = tracepoint_probe_register(gmm_um_add_tp,
+					gmm_um_probe_add_to_page_cache, NULL);
+	if (ret) {
+		pr_err("unmapped_page_control: cannot attach to tracepoint mm_filemap_add_to_page_cache (%d)\n",
+		       ret);
+		return ret;
 	}
 	WRITE_ONCE(gmm_um_enabled, true);
 	mod_timer(&gmm_um_timer, jiffies + GMM_UM_PERIOD);
@@ -489,12 +626,14 @@ static int gmm_um_start(void)
 	return 0;
 }
 
-/* Under gmm_um_lock.  A running pass finishes; the run then stops. */
+/* A pass in flight sees GMM_UM_STOP_DISABLED at its next check. */
 static void gmm_um_stop(void)
 {
+	lockdep_assert_held(&gmm_um_lock);
 	WRITE_ONCE(gmm_um_enabled, false);
 	del_timer_sync(&gmm_um_timer);
-	gmm_um_unregister_wakers(ARRAY_SIZE(gmm_um_wakers));
+	tracepoint_probe_unregister(gmm_um_add_tp,
+				    gmm_um_probe_add_to_page_cache, NULL);
 	pr_info("unmapped page cache control off\n");
 }
 
@@ -562,9 +701,27 @@ MODULE_PARM_DESC(max_unmapped_ratio,
 
 /* ---- debugfs ------------------------------------------------------- */
 
+static void gmm_um_show_node(struct seq_file *m, int nid)
+{
+	struct pglist_data *pgdat = NODE_DATA(nid);
+	struct gmm_um_node *n = &gmm_um_nodes[nid];
+	unsigned long high, low;
+
+	gmm_um_limits(pgdat, &high, &low);
+	seq_printf(m, "node%d_unmapped %lu\n", nid, gmm_um_unmapped(pgdat));
+	seq_printf(m, "node%d_unmapped_upper %lu\n", nid,
+		   gmm_um_unmapped_upper(pgdat));
+	seq_printf(m, "node%d_high %lu\nnode%d_low %lu\n", nid, high, nid, low);
+	seq_printf(m, "node%d_active %d\nnode%d_backoff %d\n",
+		   nid, test_bit(GMM_UM_ACTIVE, &n->flags),
+		   nid, test_bit(GMM_UM_BACKOFF, &n->flags));
+	seq_printf(m, "node%d_over_passes %u\nnode%d_awake_no_pass %u\n",
+		   nid, READ_ONCE(n->over_passes),
+		   nid, READ_ONCE(n->awake_no_pass));
+}
+
 static int gmm_um_stats_show(struct seq_file *m, void *v)
 {
-	unsigned long high, low;
 	int i, nid;
 
 	seq_printf(m, "enabled %d\n", READ_ONCE(gmm_um_enabled));
@@ -572,109 +729,26 @@ static int gmm_um_stats_show(struct seq_file *m, void *v)
 	for (i = 0; i < GMM_UM_NR_COUNTERS; i++)
 		seq_printf(m, "%s %ld\n", gmm_um_counter_names[i],
 			   atomic_long_read(&gmm_um_stats[i]));
-	for (nid = 0; nid < nr_node_ids; nid++) {
-		struct gmm_um_node *n = gmm_um_nodes[nid];
-
-		if (!n)
-			continue;
-		gmm_um_limits(n->pgdat, &high, &low);
-		seq_printf(m, "node%d_unmapped %lu\n", nid,
-			   gmm_um_unmapped(n->pgdat));
-		seq_printf(m, "node%d_high %lu\nnode%d_low %lu\n", nid, high,
-			   nid, low);
-		seq_printf(m, "node%d_pid %d\n", nid, task_pid_nr(n->task));
-	}
+	for_each_node_state(nid, N_MEMORY)
+		gmm_um_show_node(m, nid);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gmm_um_stats);
 
 /* ---- init and exit ------------------------------------------------- */
 
-/* Stop every thread; the nodes stay until no probe can see them. */
-static void gmm_um_stop_threads(void)
-{
-	int nid;
-
-	for (nid = 0; nid < nr_node_ids; nid++)
-		if (gmm_um_nodes[nid])
-			kthread_stop(gmm_um_nodes[nid]->task);
-}
-
-static void gmm_um_free_nodes(void)
-{
-	int nid;
-
-	for (nid = 0; nid < nr_node_ids; nid++)
-		kfree(gmm_um_nodes[nid]);
-	kfree(gmm_um_nodes);
-	gmm_um_nodes = NULL;
-}
-
-static int gmm_um_start_threads(void)
-{
-	int nid;
-
-	for_each_node_state(nid, N_MEMORY) {
-		const struct cpumask *cpus = cpumask_of_node(nid);
-		struct gmm_um_node *n;
-
-		n = kzalloc_node(sizeof(*n), GFP_KERNEL, nid);
-		if (!n)
-			return -ENOMEM;
-		n->pgdat = NODE_DATA(nid);
-		init_waitqueue_head(&n->wait);
-		n->task = kthread_create_on_node(gmm_um_thread, n, nid,
-						 "gmm_unmapped/%d", nid);
-		if (IS_ERR(n->task)) {
-			int ret = PTR_ERR(n->task);
-
-			kfree(n);
-			return ret;
-		}
-		/* Like kswapd: reclaim a node from its own CPUs. */
-		if (!cpumask_empty(cpus))
-			set_cpus_allowed_ptr(n->task, cpus);
-		gmm_um_nodes[nid] = n;
-		wake_up_process(n->task);
-	}
-	return 0;
-}
-
 int gmm_um_init(struct dentry *debugfs_dir)
 {
-	unsigned int i;
 	int ret;
 
 	for_each_kernel_tracepoint(gmm_um_find_tp, NULL);
-	for (i = 0; i < ARRAY_SIZE(gmm_um_wakers); i++) {
-		if (!gmm_um_wakers[i].tp) {
-			pr_err("refusing to load: tracepoint %s not found\n",
-			       gmm_um_wakers[i].name);
-			return -ENOENT;
-		}
-	}
-	if (!gmm_um_reclaim_end.tp) {
-		pr_err("refusing to load: tracepoint %s not found\n",
-		       gmm_um_reclaim_end.name);
+	if (!gmm_um_add_tp) {
+		pr_err("refusing to load: tracepoint mm_filemap_add_to_page_cache not found\n");
 		return -ENOENT;
 	}
-
-	gmm_um_nodes = kcalloc(nr_node_ids, sizeof(*gmm_um_nodes), GFP_KERNEL);
-	if (!gmm_um_nodes)
-		return -ENOMEM;
-	ret = gmm_um_start_threads();
-	if (ret) {
-		pr_err("cannot start the unmapped page cache threads (%d)\n",
-		       ret);
-		goto out_free;
-	}
-	ret = tracepoint_probe_register(gmm_um_reclaim_end.tp,
-					gmm_um_reclaim_end.probe, NULL);
-	if (ret) {
-		pr_err("cannot attach to tracepoint %s (%d)\n",
-		       gmm_um_reclaim_end.name, ret);
-		goto out_free;
-	}
+	ret = gmm_um_find_callers();
+	if (ret)
+		return ret;
 
 	mutex_lock(&gmm_um_lock);
 	gmm_um_ready = true;
@@ -683,22 +757,17 @@ int gmm_um_init(struct dentry *debugfs_dir)
 		gmm_um_ready = false;
 	mutex_unlock(&gmm_um_lock);
 	if (ret)
-		goto out_unregister;
+		return ret;
 
 	debugfs_create_file("unmapped", 0400, debugfs_dir, NULL,
 			    &gmm_um_stats_fops);
 	return 0;
-
-out_unregister:
-	tracepoint_probe_unregister(gmm_um_reclaim_end.tp,
-				    gmm_um_reclaim_end.probe, NULL);
-	tracepoint_synchronize_unregister();
-out_free:
-	gmm_um_stop_threads();
-	gmm_um_free_nodes();
-	return ret;
 }
 
+/*
+ * Module exit, or init failing after gmm_um_init(): the patch is off, so
+ * no pass runs; stop the waker.
+ */
 void gmm_um_exit(void)
 {
 	mutex_lock(&gmm_um_lock);
@@ -706,11 +775,6 @@ void gmm_um_exit(void)
 		gmm_um_stop();
 	gmm_um_ready = false;
 	mutex_unlock(&gmm_um_lock);
-	/* Threads first: a pass in flight still needs the reclaim_end probe. */
-	gmm_um_stop_threads();
-	tracepoint_probe_unregister(gmm_um_reclaim_end.tp,
-				    gmm_um_reclaim_end.probe, NULL);
-	/* No probe or timer may still look at a node when it is freed. */
+	/* No probe may still run when the module text goes. */
 	tracepoint_synchronize_unregister();
-	gmm_um_free_nodes();
 }

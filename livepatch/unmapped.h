@@ -1,25 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * guestmm_klp: the unmapped page cache policy (unmapped.c).
+ * guestmm_klp: the unmapped page cache control (unmapped.c,
+ * unmapped_walk.c), issue 14.
  *
- * Not a livepatch of any kernel function: per-node kthreads that call the
- * kernel's __node_reclaim() when a node's unmapped page cache is above
- * max_unmapped_ratio.  main.c starts and stops it.
+ * A livepatch of pgdat_balanced() (mm/vmscan.c): kswapd treats a node whose
+ * unmapped page cache is above max_unmapped_ratio as not balanced, and
+ * frees unmapped clean page cache in balance_pgdat().  main.c puts
+ * gmm_pgdat_balanced() in the patch and calls init and exit.
  */
 #ifndef _GUESTMM_KLP_UNMAPPED_H
 #define _GUESTMM_KLP_UNMAPPED_H
 
+#include <linux/mmzone.h>
+
 struct dentry;
 
 #ifdef GMM_KLP_UNMAPPED
-/* Start the threads, apply unmapped_page_control=1 given at load. */
+/* Find what the policy needs, apply unmapped_page_control=1 given at load. */
 int gmm_um_init(struct dentry *debugfs_dir);
-/* Turn the policy off, stop the threads; no probe runs afterwards. */
+/* Turn the policy off; no probe or timer runs afterwards. */
 void gmm_um_exit(void);
+/* The replacement of pgdat_balanced(). */
+bool gmm_pgdat_balanced(pg_data_t *pgdat, int order, int highest_zoneidx);
 #else
 /*
  * The variant has no unmapped page cache control (its Kbuild.inc says
- * why): no parameters, no threads.
+ * why): no parameters, no patched pgdat_balanced().
  */
 static inline int gmm_um_init(struct dentry *debugfs_dir)
 {

@@ -4,7 +4,7 @@ compact_zone (its debugfs counters move, the kernel's mm_compaction_*
 tracepoints still fire)."""
 from klplib import LP, STATS, klp_stats, modprobe_klp, wait_transition
 
-GUEST = dict(mem=1024, smp=2, balloon=None)
+GUEST = dict(mem=1024, smp=2, balloon=None, tcg_single=True)
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 600
 

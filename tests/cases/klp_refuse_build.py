@@ -13,7 +13,8 @@ import tempfile
 
 from klplib import build_livepatch_copy
 
-GUEST = dict(mem=512, smp=2, balloon=None, mods=["virtio_blk"])
+GUEST = dict(mem=512, smp=2, balloon=None, mods=["virtio_blk"],
+             tcg_single=True)
 KERNELS = ("6.1", "6.12")
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

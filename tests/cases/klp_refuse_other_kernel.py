@@ -4,7 +4,7 @@ nothing taints the kernel with K.  Runs on every kernel of make check
 whose build no variant serves (livepatch/select-variant)."""
 from klplib import klp_variant
 
-GUEST = dict(mem=512, balloon=None)
+GUEST = dict(mem=512, balloon=None, tcg_single=True)
 KERNELS = ("6.1", "6.12", "debug")
 
 

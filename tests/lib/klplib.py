@@ -17,6 +17,12 @@ UM = "/sys/kernel/debug/guestmm_klp/unmapped"
 # objtool keeps their ENDBR.  Anything new here must pass the IBT check.
 CALLBACKS = {"compaction_alloc", "compaction_free"}
 
+# Kernel functions whose address the module only compares with, never
+# calls through nor hands out: unmapped.c's caller gate (which of
+# pgdat_balanced()'s three callers asked), from kallsyms at load.
+# balance_pgdat and prepare_kswapd_sleep have no ENDBR on 6.12.
+ADDRESS_ONLY = {"balance_pgdat", "prepare_kswapd_sleep", "wakeup_kswapd"}
+
 # Guest-side sampler for the unmapped-cache cases: one line of file LRU
 # and mapped counts per 0.1 s into /tmp/samples, until /tmp/stop exists.
 SAMPLER = ("rm -f /tmp/stop; (while [ ! -e /tmp/stop ]; do "
