@@ -44,7 +44,11 @@ def run(g):
         st = g.sh("cat %s/%s/state %s/%s/valid_zones" % (MEM, b, MEM, b))
         assert st.split() == ["online", "Movable"], (b, st)
 
-    g.sh("modprobe guestmm_balloon chunk_order=9")
+    # Background defrag off: one preview run (2026-12-01, 6.1) with it on
+    # found 787 balloon pages in base RAM still backed after offlining,
+    # on three reads 4 s apart; not reproduced since, and under
+    # investigation (docs/balloon.md, "Not done yet").
+    g.sh("modprobe guestmm_balloon chunk_order=9 defrag_interval_ms=0")
     total = g.query_balloon()
     target = total - INFLATE_MIB * MIB
     g.balloon(target)
