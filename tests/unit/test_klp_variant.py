@@ -1,9 +1,12 @@
 """Host-side unit tests for scripts/klp-variant: the C item extractor, the
-item hashes, the MIRROR and kernels.tsv formats, Debian version order and
-the kallsyms decoder.  Nothing here downloads anything."""
+item hashes, the MIRROR and kernels.tsv formats, Debian version order, the
+kallsyms decoder and the "calls" check (call sites found in a small
+synthetic vmlinux).  Nothing here downloads anything."""
+import contextlib
 import hashlib
 import importlib.machinery
 import importlib.util
+import io
 import os
 import struct
 import tempfile
@@ -231,9 +234,12 @@ def test_symbols_in_variant_sources():
         {"__pageblock_pfn_to_page", "unevictable", "compaction_suitable"})
 
 
-def fake_kallsyms(symbols):
+def fake_kallsyms(symbols, offsets=None, base=0, layout="6.12"):
     """A blob laid out like scripts/kallsyms.c's output, with each name
-    byte its own token (so tokens 48..57 are the digits)."""
+    byte its own token (so tokens 48..57 are the digits); with offsets,
+    also kallsyms_offsets and kallsyms_relative_base, before
+    kallsyms_num_syms (layout "6.1") or after kallsyms_token_index
+    ("6.12")."""
     toks = [bytes([i]) if i else b"\x00" for i in range(256)]
     toks[0] = b"_x"                       # an unused code as a real token
     table = b"".join(t + b"\x00" for t in toks)
@@ -249,10 +255,14 @@ def fake_kallsyms(symbols):
         enc = bytes(s.encode())
         names += bytes([len(enc)]) + enc
     pad = lambda b: b + b"\x00" * (-len(b) % 8)  # noqa: E731
-    blob = b"\xff" * 64 + pad(struct.pack("<I", len(symbols)))
+    addrs = b""
+    if offsets is not None:
+        addrs = pad(struct.pack("<%di" % len(offsets), *offsets)) + struct.pack("<Q", base)
+    blob = b"\xff" * 64 + (addrs if layout == "6.1" else b"")
+    blob += pad(struct.pack("<I", len(symbols)))
     blob += pad(names) + pad(struct.pack("<%dI" % len(markers), *markers))
     blob += pad(table) + pad(struct.pack("<256H", *index))
-    return blob
+    return blob + (addrs if layout == "6.12" else b"")
 
 
 def test_kallsyms_decoder_counts_duplicates():
@@ -347,5 +357,193 @@ def test_local_tree_row():
                 f.write(SRC.replace("break;", "continue;"))
             assert kv.check_local(tree, table, "6.1.192-3") == 1
             assert kv.read_table(table) == []
+        finally:
+            kv.VARIANTS = saved
+
+
+# --- "calls": the call sites of a function in a vmlinux ----------------------
+
+TEXT = 0xffffffff81000000
+
+
+def fake_vmlinux(layout="6.12", other=b"\xc3", caller_b=None, banner=b""):
+    """A small ELF64 vmlinux: a .text of a few functions, and a .rodata
+    holding banner and a kallsyms table (addresses included, in layout's
+    place).  caller_a, caller_b and caller_c call callee, caller_c through
+    its __pfx_ padding (6.12's call thunks); caller_a also calls itself
+    (an e8 not aimed at callee); other's code is the argument, and
+    caller_b's too if given."""
+    funcs = {}
+
+    def put(name, at, code):
+        funcs[name] = (at, code)
+
+    def rel(site, target):      # rel32 of a 5-byte call/jmp at site
+        return struct.pack("<i", target - (site + 5))
+
+    callee = 0x100
+    put("_text", 0x000, b"\xcc" * 16)
+    put("caller_a", 0x010, b"\x90" * 8 + b"\xe8" + rel(0x18, callee) +
+        b"\xe8" + rel(0x1d, 0x10) + b"\xc3")
+    put("caller_b", 0x040, caller_b if caller_b is not None else
+        b"\x55\xe8" + rel(0x41, callee) + b"\x5d\xc3")
+    put("caller_c", 0x070, b"\xe8" + rel(0x70, callee - 16) + b"\xc3")
+    put("__pfx_callee", 0x0f0, b"\x90" * 16)
+    put("callee", callee, b"\x31\xc0\xc3")
+    put("other", 0x110, other)
+    put("tail", 0x140, b"\xc3")
+    text = bytearray(b"\xcc" * 0x200)
+    for at, code in funcs.values():
+        text[at:at + len(code)] = code
+    # kallsyms in address order: per-cpu symbols (offset >= 0, the
+    # address itself; 600 of them, so that kallsyms_markers is a run of 3
+    # the decoder cannot mistake for a pair of words in the ELF headers)
+    # first, then the text symbols (offset < 0, the address is
+    # base - 1 - offset); 609 in all, an odd count, so the offsets are
+    # padded on 6.1
+    pcpu = ["Dpcpu_var%d" % i for i in range(600)]
+    text_names = ["%s%s" % ("T" if n in ("_text", "callee") else "t", n)
+                  for n in sorted(funcs, key=lambda n: funcs[n][0])]
+    names = pcpu + text_names
+    offsets = [0x1000 + 8 * i for i in range(len(pcpu))] + \
+        [-1 - funcs[n[1:]][0] for n in text_names]
+    # (the kallsyms arrays are 8-byte aligned in the file, as in a vmlinux)
+    banner += b"\x00" * (8 + -len(banner) % 8)
+    rodata = banner + fake_kallsyms(names, offsets, TEXT, layout)
+
+    shstr = b"\x00.text\x00.rodata\x00.shstrtab\x00"
+    sh_off = 64
+    text_off = 0x1000
+    ro_off = text_off + len(text)
+    str_off = ro_off + len(rodata)
+    sh = struct.pack("<IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    sh += struct.pack("<IIQQQQIIQQ", 1, 1, 6, TEXT, text_off, len(text), 0, 0, 16, 0)
+    sh += struct.pack("<IIQQQQIIQQ", 7, 1, 2, TEXT + 0x200000, ro_off, len(rodata),
+                      0, 0, 8, 0)
+    sh += struct.pack("<IIQQQQIIQQ", 15, 3, 0, 0, str_off, len(shstr), 0, 0, 1, 0)
+    ehdr = struct.pack("<16sHHIQQQIHHHHHH", b"\x7fELF\x02\x01\x01" + b"\x00" * 9,
+                       2, 0x3E, 1, TEXT, 0, sh_off, 0, 64, 0, 0, 64, 4, 3)
+    blob = bytearray(str_off + len(shstr))
+    blob[:64] = ehdr
+    blob[sh_off:sh_off + len(sh)] = sh
+    blob[text_off:ro_off] = text
+    blob[ro_off:str_off] = rodata
+    blob[str_off:] = shstr
+    return bytes(blob)
+
+
+CALLERS = ["caller_a", "caller_b", "caller_c"]
+GOOD_SITES = [("call", "caller_a", 8), ("call", "caller_b", 1), ("call", "caller_c", 0)]
+
+
+def scan(blob, callee="callee"):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "vmlinux")
+        with open(path, "wb") as f:
+            f.write(blob)
+        return kv.scan_calls(path, [callee])[callee]
+
+
+def test_kallsyms_addresses_both_layouts():
+    for layout in ("6.1", "6.12"):
+        blob = fake_vmlinux(layout)
+        addr, _, _ = kv.elf_sections(blob)[".text"]
+        syms = dict((n, a) for a, n in kv.kallsyms_addresses(blob, addr))
+        assert addr == TEXT
+        assert syms["T_text"] == TEXT and syms["Tcallee"] == TEXT + 0x100
+        assert syms["t__pfx_callee"] == TEXT + 0xf0 and syms["Dpcpu_var1"] == 0x1008
+        # a .text elsewhere: no layout puts _text there
+        assert kv.kallsyms_addresses(blob, TEXT + 0x1000) is None
+
+
+def test_call_sites_found_exactly():
+    for layout in ("6.1", "6.12"):
+        sites = scan(fake_vmlinux(layout))
+        # caller_a's call to itself is no site; caller_c's call to the
+        # __pfx_ padding is
+        assert sites == GOOD_SITES, (layout, sites)
+        assert kv.calls_problems(sites, CALLERS) == []
+
+
+def test_call_sites_flag_tail_call_extra_caller_inlined_copy():
+    jmp = b"\xe9" + struct.pack("<i", 0x100 - (0x110 + 5))
+    call = b"\x90\xe8" + struct.pack("<i", 0x100 - (0x111 + 5)) + b"\xc3"
+    # a tail call from a known caller's neighbour: the return address
+    # would be other's caller's
+    sites = scan(fake_vmlinux(other=jmp))
+    assert sites == GOOD_SITES + [("jmp", "other", 0)]
+    problems = kv.calls_problems(sites, CALLERS)
+    assert len(problems) == 1 and problems[0][0] == "other"
+    assert problems[0][1].startswith("jmp other+0x0: a tail call")
+    # a caller the gate does not know
+    sites = scan(fake_vmlinux(other=call))
+    assert sites == GOOD_SITES + [("call", "other", 1)]
+    assert kv.calls_problems(sites, CALLERS) == [
+        ("other", "call other+0x1: a caller the gate does not know")]
+    # caller_b with callee inlined (no call), or calling it twice
+    sites = scan(fake_vmlinux(caller_b=b"\x31\xc0\xc3"))
+    assert kv.calls_problems(sites, CALLERS) == [
+        ("caller_b", "caller_b calls it 0 times, not once (inlined, renamed or gone?)")]
+    twice = b"\xe8" + struct.pack("<i", 0x100 - 0x45) + \
+        b"\xe8" + struct.pack("<i", 0x100 - 0x4a) + b"\xc3"
+    sites = scan(fake_vmlinux(caller_b=twice))
+    assert kv.calls_problems(sites, CALLERS) == [
+        ("caller_b", "caller_b calls it 2 times, not once")]
+    # a callee kallsyms does not have
+    try:
+        scan(fake_vmlinux(), "nowhere")
+        raise AssertionError("missing callee accepted")
+    except kv.Error:
+        pass
+
+
+def test_calls_entry_in_mirror_and_local_check():
+    """A MIRROR's "calls" line is parsed, survives record, and `klp-variant
+    local` refuses a tree whose vmlinux breaks it, naming the caller."""
+    lines = ["mm/compaction.c function compact_zone\n",
+             "calls callee caller_a caller_b caller_c\n"]
+    v = kv.Variant("9.9", lines)
+    assert v.calls == [("callee", CALLERS)] and len(v.items) == 1
+    out = v.with_hashes({("mm/compaction.c", "function", "compact_zone"): "1" * 64},
+                        ("9.9.1-1", "bookworm"))
+    assert "calls callee caller_a caller_b caller_c\n" in out
+    saved = kv.VARIANTS
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            kv.VARIANTS = os.path.join(d, "livepatch", "variants")
+            vdir = os.path.join(kv.VARIANTS, "9.9")
+            os.makedirs(vdir)
+            tree = os.path.join(d, "tree")
+            os.makedirs(os.path.join(tree, "mm"))
+            with open(os.path.join(tree, "mm", "compaction.c"), "w") as f:
+                f.write(SRC)
+            h = kv.item_hash(kv.extract_item(SRC, "function", "compact_zone"))
+            with open(os.path.join(vdir, "MIRROR"), "w") as f:
+                f.write("reference 9.9.1-1 bookworm\n"
+                        "mm/compaction.c function compact_zone %s\n"
+                        "symbol callee\n"
+                        "calls callee caller_a caller_b caller_c\n" % h)
+            with open(os.path.join(tree, "System.map"), "w") as f:
+                f.write("ffffffff81000100 T callee\n")
+            banner = (b"Linux version 6.1.192-gmmdebug (me@here) (gcc-12 "
+                      b"(Debian 12.2.0-14) 12.2.0, GNU ld 2.40) #gmmdebug SMP "
+                      b"PREEMPT_DYNAMIC 2026-11-26\n")
+            table = os.path.join(d, "kernels.tsv")
+            for other, want in ((b"\xc3", 0), (b"\xe9" + struct.pack("<i", -0x15), 1)):
+                with open(os.path.join(tree, "vmlinux"), "wb") as f:
+                    f.write(fake_vmlinux("6.1", other=other, banner=banner))
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out):
+                    assert kv.check_local(tree, table, "6.1.192-3") == want
+                assert len(kv.read_table(table)) == 1 - want
+                if want:
+                    assert "callee: jmp other+0x0: a tail call" in out.getvalue()
+                    assert ("new variant needed: variant 9.9's sources match, but not "
+                            "the calls its patch tells apart by return address: "
+                            "callee from other: no livepatch for this tree") \
+                        in out.getvalue()
+                else:
+                    assert "one call from each of caller_a, caller_b, caller_c" \
+                        in out.getvalue()
         finally:
             kv.VARIANTS = saved
