@@ -6,8 +6,9 @@ GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 TIMEOUT = 900
 
 MIB = 1 << 20
-# balloon_chunk_stress runs the same procedure with chunk_order=9.
-LOAD = "modprobe guestmm_balloon batch_pages=64"
+# 4 KiB pages; balloon_chunk_stress runs the same procedure with
+# chunk_order=9 (the default).
+LOAD = "modprobe guestmm_balloon chunk_order=0 batch_pages=64"
 FRAG_MIB = 300
 MIN_MIGRATED = 1
 
