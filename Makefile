@@ -139,6 +139,8 @@ check-kernels: deps
 		$(MAKE) --no-print-directory guest KERNEL=$$abi; \
 		tests/run --no-unit --kernel $$abi $(KLP_SMOKE); \
 	done
+	@$(MAKE) --no-print-directory guest KERNEL=6.12
+	@tests/run --no-unit --kernel 6.12 -k dkms_e2e
 	@$(MAKE) --no-print-directory check-kernels-trixie
 
 check-kernels-trixie: deps
