@@ -3,10 +3,9 @@ unmapped_page_control off (the default), the same stream read of a file
 larger than half of RAM lets unmapped page cache grow far past
 max_unmapped_ratio, and the policy does nothing: no pass, no wakeup, the
 patched pgdat_balanced() answers as the kernel's."""
-import re
 import time
 
-from klplib import SAMPLER, modprobe_klp, um_stats
+from klplib import SAMPLER, modprobe_klp, um_stats, unmapped_samples
 
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=800, tcg_single=True)
 KERNELS = ("6.1", "6.12")
@@ -16,15 +15,6 @@ PAR = "/sys/module/guestmm_klp/parameters"
 RATIO = 10
 BIG_MIB = 600
 
-
-def unmapped_samples(text):
-    res = []
-    for line in text.splitlines():
-        f = dict(re.findall(r"(nr_\w+) (\d+)", line))
-        if len(f) == 3:
-            lru = int(f["nr_active_file"]) + int(f["nr_inactive_file"])
-            res.append(max(0, lru - int(f["nr_mapped"])))
-    return res
 
 
 def run(g):

@@ -8,7 +8,7 @@ resident throughout (mincore)."""
 import re
 import time
 
-from klplib import SAMPLER, modprobe_klp, um_stats
+from klplib import SAMPLER, modprobe_klp, um_stats, unmapped_samples
 
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=800, tcg_single=True)
 KERNELS = ("6.1", "6.12")
@@ -28,16 +28,6 @@ def make_files(g):
          "sync && echo 3 > /proc/sys/vm/drop_caches" % (BIG_MIB, MAP_MIB),
          timeout=900)
 
-
-def unmapped_samples(text):
-    """Unmapped file pages (file LRU - mapped) of every sample line."""
-    res = []
-    for line in text.splitlines():
-        f = dict(re.findall(r"(nr_\w+) (\d+)", line))
-        if len(f) == 3:
-            lru = int(f["nr_active_file"]) + int(f["nr_inactive_file"])
-            res.append(max(0, lru - int(f["nr_mapped"])))
-    return res
 
 
 def stream_read(g):

@@ -3,10 +3,9 @@ swapped-out anonymous memory of which part sits in the swap cache: while a
 file larger than half of RAM is stream-read, the policy keeps unmapped
 page cache under the ratio and leaves the swap cache alone (SwapCached
 does not fall, nothing is swapped out or in, no direct reclaim)."""
-import re
 import time
 
-from klplib import SAMPLER, modprobe_klp, um_stats
+from klplib import SAMPLER, modprobe_klp, um_stats, unmapped_samples
 
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=900, tcg_single=True)
 KERNELS = ("6.1", "6.12")
@@ -19,15 +18,6 @@ SWAP_MIB = 192
 ANON_MIB = 64
 TOLERANCE_KB = 256  # SwapCached may dip by this much (rounding, races)
 
-
-def unmapped_samples(text):
-    res = []
-    for line in text.splitlines():
-        f = dict(re.findall(r"(nr_\w+) (\d+)", line))
-        if len(f) == 3:
-            lru = int(f["nr_active_file"]) + int(f["nr_inactive_file"])
-            res.append(max(0, lru - int(f["nr_mapped"])))
-    return res
 
 
 def run(g):

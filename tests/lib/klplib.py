@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers for the guestmm_klp cases (and its unit tests)."""
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -53,6 +54,19 @@ def um_stats(g):
     """The unmapped page cache policy's debugfs counters."""
     return {k: int(v) for k, v in (l.split() for l in
                                    g.sh("cat " + UM).splitlines())}
+
+
+def unmapped_samples(text):
+    """Unmapped file pages (file LRU - mapped) of every line of a vmstat
+    sampler's output that has nr_active_file, nr_inactive_file and
+    nr_mapped: the measure the unmapped control keeps under its ratio."""
+    res = []
+    for line in text.splitlines():
+        f = dict(re.findall(r"(nr_\w+) (\d+)", line))
+        if len(f) == 3:
+            lru = int(f["nr_active_file"]) + int(f["nr_inactive_file"])
+            res.append(max(0, lru - int(f["nr_mapped"])))
+    return res
 
 
 def modprobe_klp(g, args="", check=True):
