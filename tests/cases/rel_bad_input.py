@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Reliability: every writable parameter of guestmm_balloon and guestmm_klp refuses out-of-range, negative, huge, non-numeric and empty values and keeps its value; no guestmm debugfs file is writable; guestmm-stat rejects bad arguments, is idempotent and mounts a missing bpffs."""
+"""Reliability: every writable parameter of guestmm_balloon and guestmm_klp refuses out-of-range, negative, huge, non-numeric and empty values and keeps its value; no guestmm debugfs file but the balloon's defrag command is writable, and that one refuses bad numbers; guestmm-stat rejects bad arguments, is idempotent and mounts a missing bpffs."""
 
 # Found by this case on 2026-11-30 and fixed the same day: guestmm_klp's
 # bool parameters used kstrtobool(), which reads only the first character
@@ -88,18 +88,21 @@ def run(g):
         assert "not found" in out, out
 
     # The one writable guestmm debugfs file is the balloon's defrag
-    # command (write N blocks); this balloon has no chunks, so every
-    # write is refused, a bad number first of all.
+    # command (write N blocks, 1..1048576): bad numbers are refused with a
+    # message; a good one is taken (2 MiB chunks are the default).
     defrag = "/sys/kernel/debug/guestmm_balloon/defrag"
     w = g.sh("find /sys/kernel/debug/guestmm_* -type f -perm -u=w")
     assert w.split() == [defrag], w
-    for v in ("0", "-1", "abc", "99999999999999999999", "", "1"):
+    for v in ("0", "-1", "abc", "99999999999999999999", "", "1048577"):
         out = g.sh("(echo '%s' > %s) 2>&1" % (v, defrag), check=False)
         assert g.last_rc != 0 and out.strip(), (v, out)
         tally[0] += 1
+    g.sh("echo 1 > %s" % defrag)
     nfiles = int(g.sh("find /sys/kernel/debug/guestmm_* -type f | "
                       "wc -l").strip())
     for f in g.sh("find /sys/kernel/debug/guestmm_* -type f").split():
+        if f == defrag:
+            continue
         g.sh("echo 1 > %s" % f, check=False)
         assert g.last_rc != 0, f
 
