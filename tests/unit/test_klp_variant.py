@@ -304,6 +304,24 @@ def test_image_not_in_archive_is_recorded_as_unknown():
             kv.CACHE, kv.find_image = saved
 
 
+def local_tree(d, mirror_tail):
+    """A variant 9.9 under d (kv.VARIANTS pointed there) whose MIRROR holds
+    SRC's compact_zone hash plus mirror_tail, and a kernel tree d/tree
+    with that source: `klp-variant local`'s input.  (vdir, tree)."""
+    kv.VARIANTS = os.path.join(d, "livepatch", "variants")
+    vdir = os.path.join(kv.VARIANTS, "9.9")
+    os.makedirs(vdir)
+    tree = os.path.join(d, "tree")
+    os.makedirs(os.path.join(tree, "mm"))
+    with open(os.path.join(tree, "mm", "compaction.c"), "w") as f:
+        f.write(SRC)
+    h = kv.item_hash(kv.extract_item(SRC, "function", "compact_zone"))
+    with open(os.path.join(vdir, "MIRROR"), "w") as f:
+        f.write("reference 9.9.1-1 bookworm\n"
+                "mm/compaction.c function compact_zone %s\n" % h + mirror_tail)
+    return vdir, tree
+
+
 def test_local_tree_row():
     """`klp-variant local`: a tree built here (the debug kernel) gets a
     table of its own row when its sources match a variant and its
@@ -311,18 +329,7 @@ def test_local_tree_row():
     saved = kv.VARIANTS
     with tempfile.TemporaryDirectory() as d:
         try:
-            kv.VARIANTS = os.path.join(d, "livepatch", "variants")
-            vdir = os.path.join(kv.VARIANTS, "9.9")
-            os.makedirs(vdir)
-            tree = os.path.join(d, "tree")
-            os.makedirs(os.path.join(tree, "mm"))
-            with open(os.path.join(tree, "mm", "compaction.c"), "w") as f:
-                f.write(SRC)
-            h = kv.item_hash(kv.extract_item(SRC, "function", "compact_zone"))
-            with open(os.path.join(vdir, "MIRROR"), "w") as f:
-                f.write("reference 9.9.1-1 bookworm\n"
-                        "mm/compaction.c function compact_zone %s\n"
-                        "symbol compact_zone\n" % h)
+            vdir, tree = local_tree(d, "symbol compact_zone\n")
             with open(os.path.join(vdir, "ksyms.h"), "w") as f:
                 f.write("extern int klpe_x __asm__(KLP_SYM(isolate_x));\n")
             with open(os.path.join(tree, "vmlinux"), "wb") as f:
@@ -510,19 +517,8 @@ def test_calls_entry_in_mirror_and_local_check():
     saved = kv.VARIANTS
     with tempfile.TemporaryDirectory() as d:
         try:
-            kv.VARIANTS = os.path.join(d, "livepatch", "variants")
-            vdir = os.path.join(kv.VARIANTS, "9.9")
-            os.makedirs(vdir)
-            tree = os.path.join(d, "tree")
-            os.makedirs(os.path.join(tree, "mm"))
-            with open(os.path.join(tree, "mm", "compaction.c"), "w") as f:
-                f.write(SRC)
-            h = kv.item_hash(kv.extract_item(SRC, "function", "compact_zone"))
-            with open(os.path.join(vdir, "MIRROR"), "w") as f:
-                f.write("reference 9.9.1-1 bookworm\n"
-                        "mm/compaction.c function compact_zone %s\n"
-                        "symbol callee\n"
-                        "calls callee caller_a caller_b caller_c\n" % h)
+            _, tree = local_tree(d, "symbol callee\n"
+                                    "calls callee caller_a caller_b caller_c\n")
             with open(os.path.join(tree, "System.map"), "w") as f:
                 f.write("ffffffff81000100 T callee\n")
             banner = (b"Linux version 6.1.192-gmmdebug (me@here) (gcc-12 "
