@@ -376,7 +376,7 @@ int gmb_numa_init(struct gmb *vb);
 void gmb_numa_exit(struct gmb *vb);
 bool gmb_numa_plan(struct gmb *vb);
 int gmb_numa_next(struct gmb *vb, unsigned int pages);
-const nodemask_t *gmb_numa_short_nodes(struct gmb *vb, nodemask_t *mask);
+const nodemask_t *gmb_numa_short_nodes(nodemask_t *mask);
 void gmb_numa_track(struct gmb *vb, struct page *page, int delta, bool oom);
 void gmb_numa_migrate(struct gmb *vb, struct page *newpage, struct page *page);
 void gmb_numa_show(struct gmb *vb, struct seq_file *m);

@@ -241,7 +241,7 @@ int gmb_numa_next(struct gmb *vb, unsigned int pages)
  * The nodes under pressure, for deflation on OOM; NULL when there are
  * none or only one node, which means "any page".
  */
-const nodemask_t *gmb_numa_short_nodes(struct gmb *vb, nodemask_t *mask)
+const nodemask_t *gmb_numa_short_nodes(nodemask_t *mask)
 {
 	int nid;
 

@@ -134,7 +134,7 @@ static int gmb_oom_notify(struct notifier_block *nb, unsigned long dummy,
 
 	want = (unsigned long)READ_ONCE(gmb_param_oom_pages) << vb->oom_shift;
 	/* The nodes under pressure first, then any (numa.c). */
-	nodes = gmb_numa_short_nodes(vb, &short_nodes);
+	nodes = gmb_numa_short_nodes(&short_nodes);
 	while (done < want) {
 		n = gmb_leak(vb, min_t(unsigned long, want - done, UINT_MAX),
 			     GMB_LEAK_OOM, nodes);
