@@ -73,9 +73,11 @@ def frag_stop(g):
          "true")
 
 
-def scattered_inflate(g, inflate_mib, frag_mib=None, timeout=300):
-    """Fragment free memory with `frag`, inflate the balloon by
-    inflate_mib so its pages land in the holes, then free the rest.
+def scattered_inflate(g, inflate_mib, frag_mib=None, timeout=300,
+                      stride=2):
+    """Fragment free memory with `frag` (one page in every `stride`
+    freed), inflate the balloon by inflate_mib so its pages land in the
+    holes, then free the rest.
 
     Returns the balloon target in bytes.  Afterwards the balloon pages are
     spread over many pageblocks that are otherwise free: the state where
@@ -83,7 +85,7 @@ def scattered_inflate(g, inflate_mib, frag_mib=None, timeout=300):
     ram = g.mem * MIB
     if frag_mib is None:
         frag_mib = g.mem // 2
-    frag_start(g, frag_mib, timeout=timeout)
+    frag_start(g, frag_mib, stride=stride, timeout=timeout)
     target = ram - inflate_mib * MIB
     g.balloon(target)
     g.wait_balloon(target, timeout=timeout)

@@ -10,7 +10,7 @@ GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 TIMEOUT = 1500
 
 T = "/sys/kernel/tracing"
-INFLATE_MIB = 384
+INFLATE_MIB = 320
 FRAG_MIB = 800
 STRAY_DEFLATE = 16 * 256        # pages deflated to check strays go first
 
@@ -34,11 +34,16 @@ def run(g):
     boot_total = g.meminfo()["MemTotal"]
     vm0 = g.vmstat()
 
-    # frag leaves ~400 MiB of 4 KiB holes and ~120 MiB of free 2 MiB
+    # frag leaves ~270 MiB of 4 KiB holes and ~100 MiB of free 2 MiB
     # blocks, fewer than the balloon wants, so it must fall back to the
-    # holes.  (With 600 MiB the strays on 6.12 were sometimes all above
-    # where compaction's scanners met.)
-    target = workloads.scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
+    # holes.  Its stride is 3, not 2: with one page in two, the strays of
+    # a run all sat on even pfns or all on odd ones and the free pages on
+    # the others, and compaction's free scanner, which samples a block
+    # every 2nd..32nd pfn once blocks come up empty (isolate_freepages()'s
+    # stride), could miss every free page of the zone: it then met the
+    # migrate scanner at 94 MiB, before any stray (6.12, CI of round 9).
+    target = workloads.scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB,
+                                         stride=3)
     st = state(g)
     print("KEY balloon_chunk_compaction after_inflate complete_blocks=%d "
           "stray_pages=%d chunk_fallback=%d chunk_blocks_inflated=%d" %
