@@ -46,13 +46,12 @@ another build for the same kernel) adds a variant "klp-alt" (or
 GUESTMM_PEER_KLP_NAME) that insmods those instead: a candidate change
 measured against the built patch in the same run.
 """
-import importlib.machinery
-import importlib.util
 import os
 import subprocess
 import tarfile
 
 import workloads
+from scriptmod import load_script
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GUEST = dict(mem=1536, smp=2, balloon=None, disk_mb=2048,
@@ -191,20 +190,11 @@ END {
 """
 
 
-def _klp_variant_tool():
-    path = os.path.join(TOP, "scripts", "klp-variant")
-    loader = importlib.machinery.SourceFileLoader("klp_variant", path)
-    spec = importlib.util.spec_from_loader("klp_variant", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
 def build_selftest(abi):
     """compaction_test for the kernel abi runs, built static from that
     build's linux-source (scripts/klp-variant extracts and caches the two
     files it needs); its path under build/ABI/peer/."""
-    kv = _klp_variant_tool()
+    kv = load_script("scripts/klp-variant")
     row = [r for r in kv.read_table() if r["release"] == abi]
     if not row:
         raise SystemExit("compaction_peer: %s is not in livepatch/kernels.tsv"

@@ -4,26 +4,14 @@ kallsyms decoder and the "calls" check (call sites found in a small
 synthetic vmlinux).  Nothing here downloads anything."""
 import contextlib
 import hashlib
-import importlib.machinery
-import importlib.util
 import io
 import os
 import struct
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from scriptmod import load_script
 
-
-def load_tool():
-    path = os.path.join(TOP, "scripts", "klp-variant")
-    loader = importlib.machinery.SourceFileLoader("klp_variant", path)
-    spec = importlib.util.spec_from_loader("klp_variant", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-kv = load_tool()
+kv = load_script("scripts/klp-variant")
 
 SRC = r'''// SPDX-License-Identifier: GPL-2.0
 #include <linux/mm.h>
