@@ -71,8 +71,10 @@ RELEASES = (("debian12", "6.1", None), ("debian13", "trixie", "trixie"))
 SUITE = {"6.1": "bookworm", "trixie": "trixie"}
 EXPORTER = ("prometheus-node-exporter", "curl")
 TEXTFILE = "/var/lib/prometheus/node-exporter/guestmm.prom"
-# The test image's initramfs-tools setting (see the docstring).
-INITRAMFS = ("/etc/initramfs-tools/conf.d/guestmm-test.conf", "MODULES=dep")
+# The test image's initramfs-tools setting (see the docstring); the
+# file is the image's, not guestmm's, so the purge check (nothing named
+# *guestmm* left) must not find it.
+INITRAMFS = ("/etc/initramfs-tools/conf.d/modules-dep.conf", "MODULES=dep")
 
 APT = ("DEBIAN_FRONTEND=noninteractive apt-get -q -y "
        "-o Dpkg::Use-Pty=0 --no-install-recommends")
