@@ -40,12 +40,37 @@ def klp_stats(g):
     return res
 
 
+def stuck_tasks(g, limit=8):
+    """The tasks a livepatch transition waits for: those whose
+    /proc/PID/patch_state is the rarer of the two states, each with its
+    comm and kernel stack (at most `limit`)."""
+    rows = [l.split(None, 2) for l in g.sh(
+        "for p in /proc/[0-9]*; do s=$(cat $p/patch_state 2>/dev/null) && "
+        "echo \"$s ${p#/proc/} $(cat $p/comm 2>/dev/null)\"; done; true"
+    ).splitlines() if len(l.split(None, 2)) == 3]
+    states = {}
+    for st, pid, comm in rows:
+        if st != "-1":
+            states.setdefault(st, []).append((pid, comm))
+    if len(states) < 2:
+        return "patch_state: %s" % {k: len(v) for k, v in states.items()}
+    rare = min(states.values(), key=len)
+    return "\n".join("%s %s\n%s" % (pid, comm, g.sh(
+        "cat /proc/%s/stack 2>/dev/null; true" % pid)) for pid, comm in
+        rare[:limit])
+
+
 def wait_transition(g, timeout=30, poll=0.2):
     """Wait until the livepatch transition is over (or the patch is gone,
-    after a disable); return the seconds it took."""
+    after a disable); return the seconds it took.  The timeout is host
+    time, scaled for slow kernels (Guest.time_scale); on a timeout the
+    message names the tasks the transition still waits for."""
     t0 = time.monotonic()
     while g.sh("cat %s/transition 2>/dev/null || echo 0" % LP).strip() != "0":
-        assert time.monotonic() - t0 < timeout, "transition still running"
+        if time.monotonic() - t0 >= timeout * g.time_scale:
+            raise AssertionError("transition still running after %.0f s; "
+                                 "waiting for:\n%s" % (
+                                     time.monotonic() - t0, stuck_tasks(g)))
         time.sleep(poll)
     return time.monotonic() - t0
 
