@@ -21,20 +21,20 @@ do.  The Debian 12 guest is the runner's (KERNELS: 6.1, so it runs once);
 the Debian 13 guest is started beside it in a thread.  Both use one TCG
 thread (debimage), so the two share the host's two cores.
 
-Each guest first sets MODULES=dep in /etc/initramfs-tools/conf.d (INITRAMFS),
-as an image made for one kind of virtual machine is configured: the
-initramfs that the new kernel's postinst builds then holds the modules
-this machine's root needs (virtio_blk, ext4, ...) instead of every disk
-and file system driver.  With Debian's MODULES=most, that build was most
-of Debian 12's kernel upgrade: its initramfs-tools (0.142) copies each of
-about a thousand modules through a shell function (modinfo, realpath,
-readlink, mkdir, cp: several processes per module, slow under TCG), and
-mkinitramfs took 995 s of the postinst's 1350 s, DKMS's build for the new
-kernel 345 s (built once, by the postinst.d hook; the headers' hook found
-it installed).  Debian 13's (0.148) hands the list to one dracut-install,
-so less is saved there.  Neither initramfs carries a balloon driver
-(guestmm-dkms's postinst asks for no rebuild, see debian/), so nothing the
-case checks depends on it.
+Each guest first sets MODULES=dep in /etc/initramfs-tools/conf.d
+(INITRAMFS_CONF), as an image made for one kind of virtual machine is
+configured: the initramfs that the new kernel's postinst builds then
+holds the modules this machine's root needs (virtio_blk, ext4, ...)
+instead of every disk and file system driver. With Debian's
+MODULES=most, that build was most of Debian 12's kernel upgrade: its
+initramfs-tools (0.142) copies each of about a thousand modules through
+a shell function (modinfo, realpath, readlink, mkdir, cp: several
+processes per module, slow under TCG), and mkinitramfs took 995 s of the
+postinst's 1350 s, DKMS's build for the new kernel 345 s (built once, by
+the postinst.d hook; the headers' hook found it installed). Debian 13's
+(0.148) hands the list to one dracut-install, so less is saved there.
+Neither initramfs carries a balloon driver (guestmm-dkms's postinst asks
+for no rebuild, see debian/), so nothing the case checks depends on it.
 
 Expected duration on the 2-core CI machine: about 25 minutes for both,
 with the images cached (each: two DKMS builds of 300-400 s, three boots,
@@ -74,7 +74,7 @@ TEXTFILE = "/var/lib/prometheus/node-exporter/guestmm.prom"
 # The test image's initramfs-tools setting (see the docstring); the
 # file is the image's, not guestmm's, so the purge check (nothing named
 # *guestmm* left) must not find it.
-INITRAMFS = ("/etc/initramfs-tools/conf.d/modules-dep.conf", "MODULES=dep")
+INITRAMFS_CONF = "/etc/initramfs-tools/conf.d/modules-dep.conf"
 
 APT = ("DEBIAN_FRONTEND=noninteractive apt-get -q -y "
        "-o Dpkg::Use-Pty=0 --no-install-recommends")
@@ -399,7 +399,7 @@ def upgrade(g, p):
     assert g.sh("uname -r").strip() == old
     debimage.wait_booted(g)
     wait_for(g, BALLOON_DRIVER, "virtio_balloon", timeout=60)
-    g.sh("echo %s > %s" % (INITRAMFS[1], INITRAMFS[0]))
+    g.sh("echo MODULES=dep > " + INITRAMFS_CONF)
 
     # apt install: DKMS builds for the running kernel; nothing switches
     # live (the balloon keeps its driver until the next boot).

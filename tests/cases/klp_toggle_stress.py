@@ -1,8 +1,8 @@
-"""20 enable/disable cycles (GUESTMM_SOAK=1: 50) of guestmm_klp (load, transition, disable,
-transition, rmmod) under fragmentation, THP faults, compaction, order-9
-allocations and page cache streaming from an ext4 disk, with the unmapped
-page cache policy on in every other cycle: no WARN, Oops or hang, and
-every transition completes within 5 s.
+"""20 enable/disable cycles (GUESTMM_SOAK=1: 50) of guestmm_klp (load,
+transition, disable, transition, rmmod) under fragmentation, THP faults,
+compaction, order-9 allocations and page cache streaming from an ext4
+disk, with the unmapped page cache policy on in every other cycle: no
+WARN, Oops or hang, and every transition completes within 5 s.
 
 6.1 only.  On 6.12 the livepatch core re-patches the cond_resched static
 calls at every transition (sched_dynamic_klp_enable/disable ->
