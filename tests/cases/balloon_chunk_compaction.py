@@ -10,7 +10,11 @@ GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 TIMEOUT = 1500
 
 T = "/sys/kernel/tracing"
-INFLATE_MIB = 320
+# After frag, 1 GiB guests have about 354 MiB free, and the allocator
+# keeps the low watermark (about 54 MiB: Debian's THP raises
+# min_free_kbytes to 44 MiB) for itself: 320 MiB stalled 3 MiB short of the
+# target (out of puff, CI of round 10).  272 leaves 28 MiB of slack.
+INFLATE_MIB = 272
 FRAG_MIB = 800
 STRAY_DEFLATE = 16 * 256        # pages deflated to check strays go first
 
@@ -34,7 +38,7 @@ def run(g):
     boot_total = g.meminfo()["MemTotal"]
     vm0 = g.vmstat()
 
-    # frag leaves ~270 MiB of 4 KiB holes and ~100 MiB of free 2 MiB
+    # frag leaves ~267 MiB of 4 KiB holes and ~90 MiB of free 2 MiB
     # blocks, fewer than the balloon wants, so it must fall back to the
     # holes.  Its stride is 3, not 2: with one page in two, the strays of
     # a run all sat on even pfns or all on odd ones and the free pages on
