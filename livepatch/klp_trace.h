@@ -31,7 +31,7 @@ enum gmm_um_stop {
 	GMM_UM_STOP_EXHAUSTED,		/* walked every eligible list */
 	GMM_UM_STOP_WATERMARK,		/* a zone fell below its watermark */
 	GMM_UM_STOP_KTHREAD,		/* kswapd is stopping or freezing */
-	GMM_UM_STOP_DISABLED,		/* control turned off */
+	GMM_UM_STOP_DISABLED,		/* control off, or the patch leaving */
 	GMM_UM_STOP_RECLAIM_MODE,	/* vm.zone_reclaim_mode is not 0 */
 	GMM_UM_NR_STOP
 };

@@ -39,10 +39,24 @@ static struct klp_func gmm_klp_funcs[] = {
 	{ }
 };
 
+static void gmm_klp_post_patch(struct klp_object *obj)
+{
+	gmm_um_post_patch();
+}
+
+static void gmm_klp_pre_unpatch(struct klp_object *obj)
+{
+	gmm_um_pre_unpatch();
+}
+
 static struct klp_object gmm_klp_objs[] = {
 	{
 		/* name == NULL: vmlinux */
 		.funcs = gmm_klp_funcs,
+		.callbacks = {
+			.post_patch = gmm_klp_post_patch,
+			.pre_unpatch = gmm_klp_pre_unpatch,
+		},
 	},
 	{ }
 };

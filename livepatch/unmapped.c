@@ -117,6 +117,24 @@ static unsigned int gmm_um_ratio = 10;	/* max_unmapped_ratio */
 static bool gmm_um_ready;		/* init done; under gmm_um_lock */
 static DEFINE_MUTEX(gmm_um_lock);	/* turning the policy on and off */
 
+/*
+ * The patch is being disabled (echo 0 > .../enabled, or rmmod's way
+ * there): from the pre_unpatch callback until the patch is gone, or until
+ * a reversed disable has patched every task again (post_patch).  No pass
+ * starts and a running one ends at its next check, so kswapd, which
+ * otherwise can spend most of its time inside gmm_pgdat_balanced() while
+ * the node is over the ratio, never keeps the disable transition waiting
+ * (the livepatch core switches no task with a patched function on its
+ * stack).
+ */
+static bool gmm_um_unpatching;
+
+/* The policy acts: turned on, and the patch not on its way out. */
+static bool gmm_um_active(void)
+{
+	return READ_ONCE(gmm_um_enabled) && !READ_ONCE(gmm_um_unpatching);
+}
+
 /* ---- counters (debugfs) ---------------------------------------------- */
 
 enum gmm_um_counter {
@@ -356,7 +374,7 @@ int gmm_um_pass_stop(struct gmm_um_pass *p)
 {
 	if (kthread_should_stop() || freezing(current))
 		return GMM_UM_STOP_KTHREAD;
-	if (!READ_ONCE(gmm_um_enabled))
+	if (!gmm_um_active())
 		return GMM_UM_STOP_DISABLED;
 	/* re-read on every check: RECLAIM_UNMAP/WRITE must never meet us */
 	if (READ_ONCE(klpe_node_reclaim_mode))
@@ -513,7 +531,7 @@ noinline bool gmm_pgdat_balanced(pg_data_t *pgdat, int order,
 	bool ok = klpr_pgdat_balanced(pgdat, order, highest_zoneidx);
 	enum gmm_um_caller caller;
 
-	if (!ok || !READ_ONCE(gmm_um_enabled))
+	if (!ok || !gmm_um_active())
 		return ok;
 	caller = gmm_um_caller(ret_ip);
 	if (caller == GMM_UM_CALLER_BALANCE_PGDAT)
@@ -547,7 +565,8 @@ static void gmm_um_wake(struct pglist_data *pgdat, enum gmm_um_counter source)
 	 * missed while kswapd goes to sleep is made up by the next batch of
 	 * insertions or the timer.
 	 */
-	if (!waitqueue_active(&pgdat->kswapd_wait) || !gmm_um_over(pgdat))
+	if (!waitqueue_active(&pgdat->kswapd_wait) || !gmm_um_active() ||
+	    !gmm_um_over(pgdat))
 		return;
 	top = gmm_um_top_zone(pgdat);
 	gmm_um_count(source, 1);
@@ -762,6 +781,17 @@ int gmm_um_init(struct dentry *debugfs_dir)
 	debugfs_create_file("unmapped", 0400, debugfs_dir, NULL,
 			    &gmm_um_stats_fops);
 	return 0;
+}
+
+/* klp callbacks of the vmlinux object (main.c): see gmm_um_unpatching. */
+void gmm_um_pre_unpatch(void)
+{
+	WRITE_ONCE(gmm_um_unpatching, true);
+}
+
+void gmm_um_post_patch(void)
+{
+	WRITE_ONCE(gmm_um_unpatching, false);
 }
 
 /*

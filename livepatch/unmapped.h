@@ -22,6 +22,9 @@ int gmm_um_init(struct dentry *debugfs_dir);
 void gmm_um_exit(void);
 /* The replacement of pgdat_balanced(). */
 bool gmm_pgdat_balanced(pg_data_t *pgdat, int order, int highest_zoneidx);
+/* Around a disable transition: no pass while the patch leaves. */
+void gmm_um_pre_unpatch(void);
+void gmm_um_post_patch(void);
 #else
 /*
  * The variant has no unmapped page cache control (its Kbuild.inc says
@@ -33,6 +36,14 @@ static inline int gmm_um_init(struct dentry *debugfs_dir)
 }
 
 static inline void gmm_um_exit(void)
+{
+}
+
+static inline void gmm_um_pre_unpatch(void)
+{
+}
+
+static inline void gmm_um_post_patch(void)
 {
 }
 #endif
