@@ -114,11 +114,14 @@ deps:
 # cases that name "trixie" (klp_dkms_smoke, by name only).  KERNEL=...
 # narrows it to one kernel, TESTS="-k NAME" to some cases.
 CHECK_KERNELS := $(or $(USER_KERNEL),6.1 6.12)
+# Light cases (LIGHT = True) two at a time, the others alone (tests/run -j).
+CHECK_JOBS ?= 2
 
 check: deps
 	@for k in $(foreach k,$(CHECK_KERNELS),$(if $(call image_kernel,$(k)),,$(k))); do \
 		$(MAKE) --no-print-directory guest KERNEL=$$k || exit 1; done
-	@tests/run $(foreach k,$(CHECK_KERNELS),--kernel $(k)) $(TESTS)
+	@tests/run -j $(CHECK_JOBS) $(foreach k,$(CHECK_KERNELS),--kernel $(k)) \
+		$(TESTS)
 
 # The livepatch smoke cases on every build of the support matrix
 # (livepatch/kernels.tsv).  The rows built with gcc-12: host-built, in the

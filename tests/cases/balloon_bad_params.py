@@ -3,6 +3,7 @@
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 
+LIGHT = True
 BAD = [
     ("movable", "2"),
     ("movable", "maybe"),

@@ -8,6 +8,7 @@ import workloads
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 TIMEOUT = 1500
+LIGHT = True
 
 T = "/sys/kernel/tracing"
 # After frag, 1 GiB guests have about 354 MiB free, and the allocator

@@ -11,6 +11,7 @@ from workloads import free_huge_blocks, frag_start, frag_stop
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 900
+LIGHT = True
 
 EXTRA_MIB = 64            # inflated beyond the free 2 MiB blocks
 KEEP_STRIDE = 32          # frag keeps one page in 32: 16 in use per block

@@ -7,6 +7,7 @@ from balloonlib import DBG, MIB, state
 from workloads import frag_start, frag_stop
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
+LIGHT = True
 # 6.12 too: the panic seen there once in 31 runs ("Fatal exception in
 # interrupt" while this case enabled its trace event) was most likely the
 # harness's, not the driver's: see scripts/guest/guest_init.sh (record-cmd).

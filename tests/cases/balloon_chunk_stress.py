@@ -4,6 +4,7 @@ from balloonlib import sibling_case
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 TIMEOUT = 900
+LIGHT = True
 
 # Same procedure as balloon_stress_migrate; more filler, so that part of
 # the balloon has to be strays that compaction can move.

@@ -3,6 +3,7 @@
 from balloonlib import sibling_case
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
+LIGHT = True
 MOVABLE = 0
 
 # Same procedure as the movable case; only the parameter differs.

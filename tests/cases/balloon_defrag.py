@@ -8,7 +8,7 @@ and the balloon keeps its size exactly; the background mode
 are refused and change nothing."""
 import time
 
-from balloonlib import DBG, MIB, block_counts, state
+from balloonlib import DBG, MIB, block_counts, settled_state, state
 from residency import check
 
 import workloads
@@ -16,6 +16,7 @@ import workloads
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 900
+LIGHT = True
 
 P = "/sys/module/guestmm_balloon/parameters"
 INFLATE_MIB = 256
@@ -28,17 +29,6 @@ def refused(g, cmd):
     out = g.sh("(%s) 2>&1; echo rc=$?" % cmd)
     assert "rc=0" not in out, (cmd, out)
     return out.strip().replace("\n", " ")
-
-
-def settle(g, num_pages, timeout=120):
-    """The state once the balloon holds num_pages again."""
-    deadline = time.monotonic() + timeout
-    while True:
-        st = state(g)
-        if st["num_pages"] == num_pages:
-            return st
-        assert time.monotonic() < deadline, (num_pages, st)
-        time.sleep(0.5)
 
 
 def run(g):
@@ -90,7 +80,7 @@ def run(g):
     # Size kept: the host and the driver agree, to the page.  A block
     # alloc_contig_range() could not take had its own strays given back
     # already; size_work takes as many again, so wait for that.
-    st1 = settle(g, st0["num_pages"])
+    st1 = settled_state(g, st0["num_pages"])
     b1 = block_counts(g)
     assert g.query_balloon() == target
     # Each completed block is one more complete block, 512 fewer strays
@@ -151,7 +141,7 @@ def run(g):
         st3["defrag_runs"] - 1, st3["defrag_blocks"] - done,
         st3["defrag_failed"] - st1["defrag_failed"]))
     assert st3["defrag_runs"] == runs, (runs, st3)
-    settle(g, st0["num_pages"])
+    settled_state(g, st0["num_pages"])
     assert g.query_balloon() == target
 
     # Deflate everything, then unload: nothing is left behind.
@@ -200,7 +190,7 @@ def default_mode(g):
               st["defrag_own_given_back"], st["defrag_pages_moved"],
               st0["complete_blocks"], st["complete_blocks"],
               st0["stray_pages"], st["stray_pages"]))
-    settle(g, st0["num_pages"])
+    settled_state(g, st0["num_pages"])
     assert g.query_balloon() == target, st
     check(g, "default")
     g.balloon(g.mem * MIB)

@@ -11,6 +11,7 @@ GUEST = dict(mem=1024, smp=2, objects=["iothread,id=io0"],
              balloon={"free-page-hint": "on", "iothread": "io0"}, mods=[])
 
 
+LIGHT = True
 def run(g):
     g.sh("modprobe guestmm_balloon")
     st = state(g)

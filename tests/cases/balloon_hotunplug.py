@@ -13,6 +13,7 @@ GUEST = dict(mem=1024, smp=2, balloon={}, mods=[], dimms=[512],
              append="memhp_default_state=online_movable")
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 900
+LIGHT = True
 
 MEM = "/sys/devices/system/memory"
 INFLATE_MIB = 384

@@ -5,6 +5,7 @@ from balloonlib import MIB, state
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 
 
+LIGHT = True
 def run(g):
     ram = g.mem * MIB
     g.sh("modprobe guestmm_balloon chunk_order=0")

@@ -7,6 +7,7 @@ from workloads import scattered_inflate
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 TIMEOUT = 900
+LIGHT = True
 PARAM = "/sys/module/guestmm_balloon/parameters/migrate_batch"
 
 

@@ -11,6 +11,7 @@ from balloonlib import DBG, MIB
 GUEST = dict(mem=1024, smp=2, numa=2, balloon={"deflate-on-oom": "on"},
              mods=[])
 KERNELS = ("6.1", "6.12")
+LIGHT = True
 
 PARAM = "/sys/module/guestmm_balloon/parameters/numa_inflate"
 PAGE = 4096

@@ -6,6 +6,7 @@ from workloads import FRAG_KEEP_ALL, frag_start
 GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"}, mods=[])
 
 
+LIGHT = True
 def run(g):
     ram = g.mem * MIB
     g.sh("modprobe guestmm_balloon")

@@ -6,6 +6,7 @@ MOVABLE_MIB = 384
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[],
              append="movablecore=%dM" % MOVABLE_MIB)
 KERNELS = ("6.1", "6.12")
+LIGHT = True
 OUT_MIB = 192
 
 

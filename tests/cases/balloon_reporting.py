@@ -6,6 +6,7 @@ from workloads import FRAG_KEEP_ALL, frag_start
 
 GUEST = dict(mem=1024, smp=2, balloon={"free-page-reporting": "on"}, mods=[])
 
+LIGHT = True
 DBG = "/sys/kernel/debug/guestmm_balloon"
 
 

@@ -14,6 +14,7 @@ from workloads import FRAG_KEEP_ALL, frag_start, frag_stop, scattered_inflate
 GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"}, mods=[])
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 900
+LIGHT = True
 
 P = "/sys/module/guestmm_balloon/parameters"
 INFLATE_MIB = 256

@@ -4,6 +4,7 @@ from workloads import frag_start
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 TIMEOUT = 900
+LIGHT = True
 
 MIB = 1 << 20
 # 4 KiB pages; balloon_chunk_stress runs the same procedure with

@@ -5,6 +5,7 @@ import os
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=["virtio_balloon"])
 
+LIGHT = True
 MIB = 1 << 20
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                       "..", "..", "scripts", "guestmm-switch")

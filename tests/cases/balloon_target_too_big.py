@@ -7,6 +7,7 @@ from balloonlib import MIB, state
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 
 
+LIGHT = True
 def settle(g, timeout=120):
     """Wait until the balloon size stops changing; return the state."""
     deadline = time.monotonic() + timeout

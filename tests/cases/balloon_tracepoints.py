@@ -4,6 +4,7 @@ import re
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 
+LIGHT = True
 MIB = 1 << 20
 T = "/sys/kernel/tracing"
 

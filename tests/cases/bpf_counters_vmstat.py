@@ -6,6 +6,7 @@ import bpfcheck
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=["virtio_balloon"])
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 900
+LIGHT = True
 
 MIB = 1 << 20
 

@@ -6,6 +6,7 @@ import bpfcheck
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 900
+LIGHT = True
 
 MIB = 1 << 20
 EV = "guestmm_balloon:guestmm_balloon_"

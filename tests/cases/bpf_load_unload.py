@@ -4,6 +4,7 @@ import json
 
 GUEST = dict(mem=1024, smp=2, balloon=None)
 KERNELS = ("6.1", "6.12")
+LIGHT = True
 
 PIN = "/sys/fs/bpf/guestmm"
 

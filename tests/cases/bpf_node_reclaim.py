@@ -6,6 +6,7 @@ import bpfcheck
 GUEST = dict(mem=1024, smp=2, numa=2, disk_mb=512, balloon=None)
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 600
+LIGHT = True
 
 
 def run(g):

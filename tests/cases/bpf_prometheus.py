@@ -8,6 +8,7 @@ import promfmt
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 900
+LIGHT = True
 
 SEP = "@@GUESTMM_PROM"
 TRIES = 5

@@ -9,6 +9,7 @@ import elfmini
 GUEST = dict(mem=512, smp=2, balloon=None)
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 300
+LIGHT = True
 
 # `make bpf` builds guestmm.bpf.clangNN.o with each clang into build/<abi>/bpf
 # and the initramfs carries them here (scripts/guest/mkinitramfs.py --data).

@@ -3,6 +3,7 @@
 GUEST = dict(mem=1024, smp=2, numa=2, disk_mb=128, balloon={},
              mods=["virtio_balloon"])
 KERNELS = ("6.1", "6.12")
+LIGHT = True
 
 
 def run(g):

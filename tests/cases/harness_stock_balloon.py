@@ -2,6 +2,7 @@
 
 GUEST = dict(mem=1024, balloon={}, mods=["virtio_balloon"])
 KERNELS = ("6.1", "6.12")
+LIGHT = True
 
 MIB = 1 << 20
 

@@ -2,6 +2,7 @@
 
 GUEST = dict(mem=512, balloon=None)
 KERNELS = ("6.1", "6.12")
+LIGHT = True
 # The runner inverts its check for this case: a clean log fails it.
 EXPECT_KERNEL_PROBLEMS = True
 

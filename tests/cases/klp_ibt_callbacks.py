@@ -17,6 +17,7 @@ from klplib import CALLBACKS
 
 GUEST = dict(mem=512, balloon=None, append="nokaslr")
 KERNELS = ("6.12",)
+LIGHT = True
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KSH = os.path.join(TOP, "scripts", "guest", "kernel.sh")

@@ -7,6 +7,7 @@ from klplib import LP, STATS, klp_stats, modprobe_klp, wait_transition
 GUEST = dict(mem=1024, smp=2, balloon=None, tcg_single=True)
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 600
+LIGHT = True
 
 
 def run(g):

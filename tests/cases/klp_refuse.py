@@ -7,6 +7,7 @@ from klplib import LP, klp_variant, wait_transition
 
 GUEST = dict(mem=512, smp=2, balloon=None, tcg_single=True)
 KERNELS = ("6.1", "6.12")
+LIGHT = True
 
 PAR = "/sys/module/guestmm_klp/parameters"
 KO = "/lib/modules/$(uname -r)/extra/guestmm_klp.ko"

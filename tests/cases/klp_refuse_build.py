@@ -16,6 +16,7 @@ from klplib import build_livepatch_copy
 GUEST = dict(mem=512, smp=2, balloon=None, mods=["virtio_blk"],
              tcg_single=True)
 KERNELS = ("6.1", "6.12")
+LIGHT = True
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FAKE_ID = "00" * 20

@@ -6,6 +6,7 @@ from klplib import klp_variant
 
 GUEST = dict(mem=512, balloon=None, tcg_single=True)
 KERNELS = ("6.1", "6.12", "debug")
+LIGHT = True
 
 
 def run(g):

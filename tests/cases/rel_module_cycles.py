@@ -11,6 +11,7 @@ CYCLES = 100 if SOAK else 10
 # exact MemTotal check after each unload proves the managed count is whole.
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
 TIMEOUT = 3600 if SOAK else 300
+LIGHT = True
 
 DBG = "/sys/kernel/debug/guestmm_balloon"
 

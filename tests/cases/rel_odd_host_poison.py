@@ -13,6 +13,7 @@ GUEST = dict(mem=1024, smp=2,
              balloon={"free-page-reporting": "on", "page-poison": "on"},
              mods=["guestmm_balloon"], append="page_poison=1")
 TIMEOUT = 300
+LIGHT = True
 
 BITS = {0: "MUST_TELL_HOST", 1: "STATS_VQ", 2: "DEFLATE_ON_OOM",
         3: "FREE_PAGE_HINT", 4: "PAGE_POISON", 5: "REPORTING"}

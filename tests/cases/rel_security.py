@@ -5,6 +5,7 @@ import re
 GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"},
              mods=["guestmm_balloon"])
 TIMEOUT = 300
+LIGHT = True
 
 MIB = 1 << 20
 UID = 65534

@@ -2,6 +2,7 @@
 """Helpers for the guestmm_balloon cases."""
 import importlib.util
 import os
+import time
 
 MIB = 1 << 20
 DBG = "/sys/kernel/debug/guestmm_balloon"
@@ -14,6 +15,19 @@ def state(g):
         k, _, v = line.partition(" ")
         res[k] = int(v, 0)
     return res
+
+
+def settled_state(g, num_pages, timeout=120):
+    """The state once the balloon holds num_pages again.  Background
+    defrag (on by default) leaves the balloon a few strays under or over
+    for a moment while it completes a block (defrag.c)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        st = state(g)
+        if st["num_pages"] == num_pages:
+            return st
+        assert time.monotonic() < deadline, (num_pages, st)
+        time.sleep(0.5)
 
 
 def block_counts(g):
