@@ -137,11 +137,12 @@ KLP_TRIXIE_ROWS = $(shell awk -F '\t' '!/^\#/ && $$5 ~ /gcc-1[3-9]/ { print $$1 
 	livepatch/kernels.tsv)
 .PHONY: check-kernels check-kernels-trixie
 check-kernels: deps
-	@set -e; for abi in $$(awk -F '\t' '!/^#/ && $$5 !~ /gcc-1[3-9]/ { print $$1 }' \
-			livepatch/kernels.tsv); do \
-		$(MAKE) --no-print-directory guest KERNEL=$$abi; \
-		tests/run --no-unit --kernel $$abi $(KLP_SMOKE); \
-	done
+	@set -e; abis=$$(awk -F '\t' '!/^#/ && $$5 !~ /gcc-1[3-9]/ { print $$1 }' \
+			livepatch/kernels.tsv); \
+	for abi in $$abis; do \
+		$(MAKE) --no-print-directory guest KERNEL=$$abi; done; \
+	tests/run -j $(CHECK_JOBS) --no-unit $$(printf -- '--kernel %s ' $$abis) \
+		$(KLP_SMOKE)
 	@$(MAKE) --no-print-directory guest KERNEL=6.12
 	@tests/run --no-unit --kernel 6.12 -k dkms_e2e
 	@$(MAKE) --no-print-directory check-kernels-trixie
