@@ -21,7 +21,7 @@ def settled_state(g, num_pages, timeout=120):
     """The state once the balloon holds num_pages again.  Background
     defrag (on by default) leaves the balloon a few strays under or over
     for a moment while it completes a block (defrag.c)."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout * getattr(g, "time_scale", 1)
     while True:
         st = state(g)
         if st["num_pages"] == num_pages:
