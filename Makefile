@@ -148,8 +148,10 @@ check-kernels: deps
 	@$(MAKE) --no-print-directory check-kernels-trixie
 
 check-kernels-trixie: deps
-	@tests/run --no-unit $(foreach abi,$(KLP_TRIXIE_ROWS),--kernel $(abi)) \
-		-k klp_dkms_smoke
+	@set -e; for abi in $(KLP_TRIXIE_ROWS); do \
+		scripts/rootfs/layer.sh $$abi >/dev/null; done
+	@tests/run -j $(CHECK_JOBS) --no-unit \
+		$(foreach abi,$(KLP_TRIXIE_ROWS),--kernel $(abi)) -k klp_dkms_smoke
 
 demo: deps
 	@$(MAKE) --no-print-directory guest KERNEL=$(or $(KERNEL),6.1)

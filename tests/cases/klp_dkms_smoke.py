@@ -31,6 +31,9 @@ from dkmslib import (EXPECTED_TAINT, dkms_add, dkms_build, dkms_install,
 GUEST = dict(mem=1536, smp=2, balloon=None, boot_timeout=600)
 KERNELS = ("trixie",)
 NAMED_ONLY = True
+# Two builds side by side (one TCG thread each), once make
+# check-kernels-trixie has built every layer.
+LIGHT = True
 TIMEOUT = 2400          # seconds, image build excluded (see guest_config)
 
 TAG = "klp_dkms_smoke"
