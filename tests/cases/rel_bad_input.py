@@ -13,6 +13,7 @@
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=["guestmm_balloon"],
              tcg_single=True)
 TIMEOUT = 300
+LIGHT = True
 
 # Invalid for every parameter, whatever its type.
 COMMON = ["99999999999999999999999", "-99999999999999999999999",
