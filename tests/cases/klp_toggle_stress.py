@@ -52,11 +52,11 @@ def run(g):
     for i in range(CYCLES):
         print("KEY klp_toggle cycle=%d" % i, flush=True)
         modprobe_klp(g, "unmapped_page_control=%d" % (i % 2))
-        worst = max(worst, wait_transition(g, timeout=60))
+        worst = max(worst, wait_transition(g, timeout=60, slow=LIMIT_S))
         time.sleep(0.5)
         runs += klp_stats(g)["runs"]
         g.sh("echo 0 > %s/enabled" % LP)
-        worst = max(worst, wait_transition(g, timeout=60))
+        worst = max(worst, wait_transition(g, timeout=60, slow=LIMIT_S))
         g.sh("rmmod guestmm_klp")
         assert g.sh("test -d %s; echo $?" % LP).strip() == "1"
     g.sh("kill %s; killall frag thpscale dd; true" % " ".join(

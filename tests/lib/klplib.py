@@ -60,17 +60,24 @@ def stuck_tasks(g, limit=8):
         rare[:limit])
 
 
-def wait_transition(g, timeout=30, poll=0.2):
+def wait_transition(g, timeout=30, poll=0.2, slow=None):
     """Wait until the livepatch transition is over (or the patch is gone,
     after a disable); return the seconds it took.  The timeout is host
     time, scaled for slow kernels (Guest.time_scale); on a timeout the
-    message names the tasks the transition still waits for."""
+    message names the tasks the transition still waits for.  slow
+    (seconds, scaled too): once the transition has run that long, print
+    those tasks in a KEY line, and go on waiting."""
     t0 = time.monotonic()
+    told = slow is None
     while g.sh("cat %s/transition 2>/dev/null || echo 0" % LP).strip() != "0":
-        if time.monotonic() - t0 >= timeout * g.time_scale:
+        took = time.monotonic() - t0
+        if took >= timeout * g.time_scale:
             raise AssertionError("transition still running after %.0f s; "
-                                 "waiting for:\n%s" % (
-                                     time.monotonic() - t0, stuck_tasks(g)))
+                                 "waiting for:\n%s" % (took, stuck_tasks(g)))
+        if not told and took >= slow * g.time_scale:
+            told = True
+            print("KEY klp_slow_transition after_s=%.0f waiting for: %s" % (
+                took, stuck_tasks(g).replace("\n", " | ")), flush=True)
         time.sleep(poll)
     return time.monotonic() - t0
 
