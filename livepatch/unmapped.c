@@ -120,14 +120,13 @@ static DEFINE_MUTEX(gmm_um_lock);	/* turning the policy on and off */
 /*
  * The patch is being disabled (echo 0 > .../enabled): from the
  * pre_unpatch callback until the patch is gone, or until a reversed
- * disable has patched every task again (post_patch).  (An enable
- * reversed before it completed calls no callback: there the transition
- * may still wait for a pass to end.)  No pass
- * starts and a running one ends at its next check, so kswapd, which
- * otherwise can spend most of its time inside gmm_pgdat_balanced() while
- * the node is over the ratio, never keeps the disable transition waiting
- * (the livepatch core switches no task with a patched function on its
- * stack).
+ * disable has patched every task again (post_patch).  No pass starts and
+ * a running one ends at its next check, so kswapd, which otherwise can
+ * spend most of its time inside gmm_pgdat_balanced() while the node is
+ * over the ratio, never keeps the disable transition waiting (the
+ * livepatch core switches no task with a patched function on its stack).
+ * An enable reversed before it completed calls no callback: there the
+ * transition may still wait for a pass to end.
  */
 static bool gmm_um_unpatching;
 
