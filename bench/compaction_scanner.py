@@ -14,15 +14,25 @@ pages per THP are given two ways: the median over runs of each run's
 vmstat delta divided by its THPs, and pooled (all runs' scanned pages
 over all their THPs; a run gets 15-140 THPs, so per-run ratios are
 noisy).
+Fault latency is also pooled: every fault of every run (thpscale's
+THPSCALE_LAT line), p95 of all, huge and base faults, and for guestmm_klp
+the p95 it would have at stock's mix of huge and base faults
+(`klp_pooled_p95_at_stock_mix`: its own huge and base latency
+distributions, weighted by stock's huge fraction).  More THPs means more
+of the slower huge faults, which moves the p95 of all faults by itself;
+that figure separates the mix from the scanner.
+COMPACTION_SCANNER_ROUNDS shortens a boot (default 15).
 Goal (issue 5): >= 30 % fewer migrate-scanned pages per THP than stock, at
 an equal or better huge-page percentage and no worse latency.
 """
+import bisect
+import os
 import statistics
 
 import workloads
 
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=2048)
-ROUNDS = 15
+ROUNDS = int(os.environ.get("COMPACTION_SCANNER_ROUNDS", 15))
 REPS = 1            # the repetitions are the ROUNDS inside one boot
 FILES, FILE_KIB = 24000, 64
 LP = "/sys/kernel/livepatch/guestmm_klp"
@@ -71,15 +81,58 @@ def klp_off(g):
 
 def one_run(g):
     v0 = g.vmstat()
-    out = g.sh("thpscale 2 760 /mnt/data", timeout=1800)
+    out = g.sh("THPSCALE_LAT=1 thpscale 2 760 /mnt/data", timeout=1800)
     d = workloads.delta(v0, g.vmstat())
     line = [l for l in out.splitlines() if l.startswith("THPSCALE ")][0]
     res = {k: float(v) for k, v in (kv.split("=") for kv in line.split()[1:])}
+    lat = [l for l in out.splitlines() if l.startswith("THPSCALE_LAT ")][0]
+    for kv in lat.split()[1:]:
+        kind, vals = kv.split("=")
+        res["lat_" + kind] = [float(v) for v in vals.split(",") if v]
     thp = max(res["huge"], 1)
     res["migrate_scanned_per_thp"] = d["compact_migrate_scanned"] / thp
     res["migrate_scanned"] = d["compact_migrate_scanned"]
     res["free_scanned_per_thp"] = d["compact_free_scanned"] / thp
     return res
+
+
+def p95(values):
+    """Nearest-rank 95th percentile, as thpscale computes it; 0 if empty."""
+    v = sorted(values)
+    if not v:
+        return 0.0
+    return v[max(0, -(-95 * len(v) // 100) - 1)]
+
+
+def p95_of_mix(huge, base, w_huge):
+    """The 95th percentile of a mixture: a fault is huge with probability
+    w_huge and then drawn from `huge`, else from `base`."""
+    huge, base = sorted(huge), sorted(base)
+
+    def cdf(x, v):
+        return bisect.bisect_right(v, x) / len(v) if v else 0.0
+    for x in sorted(set(huge) | set(base)):
+        if w_huge * cdf(x, huge) + (1 - w_huge) * cdf(x, base) >= 0.95:
+            return x
+    return 0.0
+
+
+def pool_latency(res, runs):
+    """Every fault of every run: p95 of all, huge and base, per mode, and
+    each patched mode's p95 at stock's share of huge faults."""
+    pooled = {}
+    for mode, rs in runs.items():
+        huge = [x for r in rs for x in r["lat_huge"]]
+        base = [x for r in rs for x in r["lat_base"]]
+        pooled[mode] = (huge, base)
+        res["%s_pooled_fault_p95" % mode] = p95(huge + base)
+        res["%s_pooled_huge_p95" % mode] = p95(huge)
+        res["%s_pooled_base_p95" % mode] = p95(base)
+    sh, sb = pooled["stock"]
+    w = len(sh) / max(1, len(sh) + len(sb))
+    for mode, _ in MODES[1:]:
+        res["%s_pooled_p95_at_stock_mix" % mode] = p95_of_mix(
+            *pooled[mode], w)
 
 
 def measure(g, variant):
@@ -108,6 +161,7 @@ def measure(g, variant):
         res["%s_pooled_migrate_per_thp" % mode] = sum(
             r["migrate_scanned"] for r in rs) / max(1, sum(
                 r["huge"] for r in rs))
+    pool_latency(res, runs)
     for mode, _ in MODES[1:]:
         res["%s_migrate_per_thp_change_pct" % mode] = 100.0 * (
             res["%s_migrate_scanned_per_thp" % mode] /

@@ -15,6 +15,11 @@
  *   THPSCALE faults=N huge=N huge_pct=P fault_us_mean=M huge_us_mean=H base_us_mean=B
  *            fault_us_p50=.. fault_us_p95=.. huge_us_p50=.. huge_us_p95=..
  *            base_us_p50=.. base_us_p95=..
+ *
+ * With THPSCALE_LAT=1 in the environment it also prints every fault's
+ * latency, so a benchmark can pool them over runs:
+ *
+ *   THPSCALE_LAT huge=US,US,... base=US,US,...
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -150,6 +155,28 @@ static double pct(double *v, size_t n, double p)
 	return v[k ? k - 1 : 0];
 }
 
+/* The THPSCALE_LAT line: every huge, then every base fault's latency. */
+static void print_latencies(struct worker *w, int threads)
+{
+	const char *sep;
+	unsigned long j;
+	int kind, i;
+
+	printf("THPSCALE_LAT");
+	for (kind = 1; kind >= 0; kind--) {
+		printf(" %s=", kind ? "huge" : "base");
+		sep = "";
+		for (i = 0; i < threads; i++)
+			for (j = 0; j < w[i].faults; j++) {
+				if (w[i].was_huge[j] != kind)
+					continue;
+				printf("%s%.0f", sep, w[i].lat[j]);
+				sep = ",";
+			}
+	}
+	printf("\n");
+}
+
 /* Latencies of all, huge (1) or base (0) faults: p50 and p95. */
 static void percentiles(struct worker *w, int threads, int kind,
 			double *p50, double *p95)
@@ -181,6 +208,7 @@ int main(int argc, char **argv)
 	unsigned long faults = 0, huge = 0;
 	double us_huge = 0, us_base = 0;
 	struct worker *w;
+	const char *lat;
 	size_t mapsize;
 	int i, threads;
 
@@ -215,6 +243,9 @@ int main(int argc, char **argv)
 		us_huge += w[i].us_huge;
 		us_base += w[i].us_base;
 	}
+	lat = getenv("THPSCALE_LAT");
+	if (lat && !strcmp(lat, "1"))
+		print_latencies(w, threads);
 	percentiles(w, threads, -1, &all50, &all95);
 	percentiles(w, threads, 1, &huge50, &huge95);
 	percentiles(w, threads, 0, &base50, &base95);
