@@ -67,7 +67,9 @@ METRICS = [("%s_%s" % (mode, k), "%s: %s" % (mode, k.replace("_", " ")),
 
 
 def klp_on(g, params):
-    g.sh("modprobe guestmm_klp " + params +
+    # The guests' busybox modprobe ignores MODULE_SOFTDEP: load the
+    # tracepoints first, as Debian's kmod would (klplib.modprobe_klp).
+    g.sh("modprobe guestmm_klp_trace && modprobe guestmm_klp " + params +
          " && while [ \"$(cat %s/transition)\" != 0 ];"
          " do sleep 0.2; done" % LP, timeout=120)
 
