@@ -117,11 +117,16 @@ CHECK_KERNELS := $(or $(USER_KERNEL),6.1 6.12)
 # Light cases (LIGHT = True) two at a time, the others alone (tests/run -j).
 CHECK_JOBS ?= 2
 
+# tests/run's closing timing line counts from here (GUESTMM_T0).
+CHECK_T0 := $(shell date +%s)
+
 check: deps
+	@echo "guestmm check: dependencies ready after $$(( $$(date +%s) - $(CHECK_T0) )) s"
 	@for k in $(foreach k,$(CHECK_KERNELS),$(if $(call image_kernel,$(k)),,$(k))); do \
-		$(MAKE) --no-print-directory guest KERNEL=$$k || exit 1; done
-	@tests/run -j $(CHECK_JOBS) $(foreach k,$(CHECK_KERNELS),--kernel $(k)) \
-		$(TESTS)
+		$(MAKE) --no-print-directory guest KERNEL=$$k || exit 1; \
+		echo "guestmm check: guest for $$k ready after $$(( $$(date +%s) - $(CHECK_T0) )) s"; done
+	@GUESTMM_T0=$(CHECK_T0) tests/run -j $(CHECK_JOBS) \
+		$(foreach k,$(CHECK_KERNELS),--kernel $(k)) $(TESTS)
 
 # The livepatch smoke cases on every build of the support matrix
 # (livepatch/kernels.tsv).  The rows built with gcc-12: host-built, in the
