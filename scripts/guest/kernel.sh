@@ -9,7 +9,8 @@
 #   kernel.sh headers ABI        install linux-headers-ABI when missing, print the KDIR
 #   kernel.sh vmlinux ABI        print the path of the uncompressed vmlinux ELF (extracted once)
 #
-# SERIES is 6.1 (Debian 12, the default) or 6.12 (bookworm-backports).  An
+# SERIES is 6.1 (Debian 12, the default) or 6.12 (bookworm-backports; the
+# 6.12 builds of bookworm-security are reached by their ABI).  An
 # argument that already looks like an ABI (digits, dots, dash, "amd64") is
 # passed through.  "debug" is the local debug build of debugkernel.sh (ABI
 # e.g. 6.1.192-gmmdebug): it must have been built, as it lays out the same
@@ -61,10 +62,16 @@ bpo_update() {
 	fi
 }
 
-# apt options for the suite an ABI comes from.
+# apt options for the suite an ABI comes from.  A "+deb12" ABI is 6.12
+# for Debian 12: bookworm-security's linux-6.12 (6.12.107+deb12-amd64 on)
+# is in the machine's own lists; bookworm-backports' (6.12.95+deb12-amd64)
+# only in the private view.
 opts_for_abi() {
 	case $1 in
-	*+deb12-*|*bpo*) bpo_update; bpo_opts ;;
+	*+deb12-*|*bpo*)
+		ensure_lists
+		apt-cache show "linux-image-$1-unsigned" 2>/dev/null | grep -q '^Package:' ||
+			{ bpo_update; bpo_opts; } ;;
 	*) echo "" ;;
 	esac
 }
