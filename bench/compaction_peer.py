@@ -59,7 +59,7 @@ GUEST = dict(mem=1536, smp=2, balloon=None, disk_mb=2048,
 FILES, FILE_KIB = 12000, 64
 HA_ALLOCS = 300
 FRAG_PCT = 70
-LP = "/sys/kernel/livepatch/guestmm_klp"
+LP = workloads.KLP_SYSFS
 HA = "/sys/kernel/debug/guestmm_highalloc/alloc"
 T = "/sys/kernel/tracing"
 EVENTS = ["compaction/mm_compaction_try_to_compact_pages",
@@ -227,12 +227,6 @@ def guest_config(abi):
     return dict(drives=[tar])
 
 
-def klp_stats(g):
-    return {k: int(v) for k, v in (
-        line.split() for line in
-        g.sh("cat /sys/kernel/debug/guestmm_klp/stats").splitlines())}
-
-
 def trace_on(g):
     g.sh("echo 0 > %s/tracing_on; echo > %s/trace; "
          "echo 16384 > %s/buffer_size_kb" % (T, T, T))
@@ -294,7 +288,7 @@ def phase(g, prefix, run, trace_keys):
 def measure(g, variant):
     g.sh("tar -xf /dev/vdb -C /tmp && chmod +x /tmp/compaction_test")
     if variant.get("klp") == "modprobe":
-        g.sh("modprobe guestmm_klp_trace && modprobe guestmm_klp")
+        workloads.modprobe_klp(g)
     elif variant.get("klp") == "alt":
         g.sh("insmod /tmp/alt/guestmm_klp_trace.ko && "
              "insmod /tmp/alt/guestmm_klp.ko")
@@ -302,7 +296,7 @@ def measure(g, variant):
         g.sh("while [ \"$(cat %s/transition)\" != 0 ]; do sleep 0.2; done"
              % LP, timeout=120)
         assert g.sh("cat %s/enabled" % LP).strip() == "1"
-        s0 = klp_stats(g)
+        s0 = workloads.klp_stats(g)
     trace_keys = sorted(
         "%s_%s" % (k, m) for k in ("scan", "fastblock", "runs", "entries",
                                    "searches", "hits") for m in MODES)
@@ -348,7 +342,7 @@ def measure(g, variant):
     workloads.frag_stop(g)
     g.sh("echo 0 > %s/tracing_on" % T)
     if variant.get("klp"):
-        s1 = klp_stats(g)
+        s1 = workloads.klp_stats(g)
         for k in ("fast_search", "fast_hit", "fast_miss", "fast_scanned",
                   "blocks_isolated", "finish_rescans", "fast_block_skipped",
                   "sync_block_skipped", "migrate_scanned"):

@@ -35,7 +35,7 @@ GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=2048)
 ROUNDS = int(os.environ.get("COMPACTION_SCANNER_ROUNDS", 15))
 REPS = 1            # the repetitions are the ROUNDS inside one boot
 FILES, FILE_KIB = 24000, 64
-LP = "/sys/kernel/livepatch/guestmm_klp"
+LP = workloads.KLP_SYSFS
 
 VARIANTS = [dict(name="stock-vs-klp-same-boot", guest=GUEST,
                  needs=["guestmm_klp"])]
@@ -67,11 +67,9 @@ METRICS = [("%s_%s" % (mode, k), "%s: %s" % (mode, k.replace("_", " ")),
 
 
 def klp_on(g, params):
-    # The guests' busybox modprobe ignores MODULE_SOFTDEP: load the
-    # tracepoints first, as Debian's kmod would (klplib.modprobe_klp).
-    g.sh("modprobe guestmm_klp_trace && modprobe guestmm_klp " + params +
-         " && while [ \"$(cat %s/transition)\" != 0 ];"
-         " do sleep 0.2; done" % LP, timeout=120)
+    workloads.modprobe_klp(g, params)
+    g.sh("while [ \"$(cat %s/transition)\" != 0 ]; do sleep 0.2; done"
+         % LP, timeout=120)
 
 
 def klp_off(g):

@@ -104,6 +104,29 @@ def scattered_inflate(g, inflate_mib, frag_mib=None, timeout=300,
     return target
 
 
+# guestmm_klp's sysfs directory (the livepatch core's) and its counters.
+KLP_SYSFS = "/sys/kernel/livepatch/guestmm_klp"
+KLP_STATS = "/sys/kernel/debug/guestmm_klp/stats"
+
+
+def klp_stats(g):
+    """guestmm_klp's debugfs `stats` file as a dict of integers."""
+    res = {}
+    for line in g.sh("cat " + KLP_STATS).splitlines():
+        k, _, v = line.partition(" ")
+        res[k] = int(v)
+    return res
+
+
+def modprobe_klp(g, args="", check=True):
+    """Load guestmm_klp with its tracepoints.  Debian's kmod modprobe
+    loads guestmm_klp_trace first by itself (MODULE_SOFTDEP); the test
+    guests' busybox modprobe ignores soft dependencies, so do it here.
+    Tests (klplib) and benchmarks share this."""
+    return g.sh("modprobe guestmm_klp_trace && modprobe guestmm_klp %s 2>&1"
+                % args, check=check)
+
+
 def compact(g):
     """Run full compaction of every node; return the vmstat deltas and the
     free 2 MiB blocks before and after."""

@@ -6,11 +6,14 @@ import shutil
 import subprocess
 import time
 
+# Shared with the benchmarks; the cases import them from here.
+from workloads import KLP_STATS as STATS  # noqa: F401
+from workloads import KLP_SYSFS as LP  # noqa: F401
+from workloads import klp_stats, modprobe_klp  # noqa: F401
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 
-LP = "/sys/kernel/livepatch/guestmm_klp"
-STATS = "/sys/kernel/debug/guestmm_klp/stats"
 UM = "/sys/kernel/debug/guestmm_klp/unmapped"
 
 # Kernel functions whose address the module may hand to the kernel: the
@@ -29,15 +32,6 @@ ADDRESS_ONLY = {"balance_pgdat", "prepare_kswapd_sleep", "wakeup_kswapd"}
 SAMPLER = ("rm -f /tmp/stop; (while [ ! -e /tmp/stop ]; do "
            "grep -E '^nr_(active_file|inactive_file|mapped) ' /proc/vmstat"
            " | tr '\\n' ' '; echo; sleep 0.1; done) > /tmp/samples 2>&1 &")
-
-
-def klp_stats(g):
-    """guestmm_klp's debugfs `stats` file as a dict of integers."""
-    res = {}
-    for line in g.sh("cat " + STATS).splitlines():
-        k, _, v = line.partition(" ")
-        res[k] = int(v)
-    return res
 
 
 def stuck_tasks(g, limit=8):
@@ -99,15 +93,6 @@ def unmapped_samples(text):
             lru = int(f["nr_active_file"]) + int(f["nr_inactive_file"])
             res.append(max(0, lru - int(f["nr_mapped"])))
     return res
-
-
-def modprobe_klp(g, args="", check=True):
-    """Load guestmm_klp with its tracepoints.  Debian's kmod modprobe
-    loads guestmm_klp_trace first by itself (MODULE_SOFTDEP); the test
-    guests' busybox modprobe ignores soft dependencies, so do it here."""
-    out = g.sh("modprobe guestmm_klp_trace && modprobe guestmm_klp %s 2>&1"
-               % args, check=check)
-    return out
 
 
 def klp_variant(abi):
