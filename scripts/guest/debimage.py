@@ -152,3 +152,57 @@ def wait_booted(g, timeout=300):
                                             "systemctl list-jobs --plain",
                                             check=False))
     g.sh("udevadm settle", timeout=120)
+
+def release_kernel(suite):
+    """The oldest build of the support matrix (livepatch/kernels.tsv) that
+    the release itself shipped (suite bookworm or trixie, not -security):
+    what an installation that never took the security updates runs."""
+    rows = []
+    with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if not line.startswith("#") and len(cols) > 6 and \
+                    cols[5] == suite:
+                key = [int(x) for x in re.findall(r"\d+", cols[6])]
+                rows.append((key, cols[0]))
+    assert rows, "kernels.tsv has no %s build" % suite
+    return min(rows)[1]
+
+
+# What make check's deb_upgrade boots, release by release: the image
+# series and the suite whose oldest build it starts from.
+PREWARM = (("6.1", "bookworm"), ("trixie", "trixie"))
+
+
+def prewarm():
+    """Build (or find) the images deb_upgrade boots, before it needs them:
+    make check runs this in the background beside its light cases, so a
+    cold cache does not put 10-15 minutes of debootstrap and apt on the
+    critical path.  build.sh and layer.sh hold the rootfs lock while they
+    build, so a case that gets there first simply waits.  Prints a line
+    per image and a closing line; returns 0 when all were built."""
+    t_all, bad = time.monotonic(), 0
+    for series, suite in PREWARM:
+        for what in (series, release_kernel(suite)):
+            t0 = time.monotonic()
+            if what in SERIES:
+                cmd = [os.path.join(TOP, "scripts/rootfs/build.sh"),
+                       "--kernel", what]
+            else:
+                cmd = [os.path.join(TOP, "scripts/rootfs/layer.sh"), what]
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+            bad += p.returncode != 0
+            print("prewarm: %s %s in %.0f s" % (
+                what, "ready" if p.returncode == 0 else
+                "FAILED (exit %d)" % p.returncode,
+                time.monotonic() - t0), flush=True)
+    print("images prewarmed in %.0f s%s" % (
+        time.monotonic() - t_all, ", %d failed" % bad if bad else ""))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1:] != ["prewarm"]:
+        sys.exit("usage: debimage.py prewarm")
+    sys.exit(prewarm())

@@ -125,25 +125,9 @@ def missing_depends(series, image_dir, debs):
     return sorted(want - have - {"guestmm-dkms", "guestmm-tools"})
 
 
-def release_kernel(suite):
-    """The oldest build of the support matrix (livepatch/kernels.tsv) that
-    the release itself shipped (suite bookworm or trixie, not -security):
-    what an installation that never took the security updates runs."""
-    rows = []
-    with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as f:
-        for line in f:
-            cols = line.rstrip("\n").split("\t")
-            if not line.startswith("#") and len(cols) > 6 and \
-                    cols[5] == suite:
-                key = [int(x) for x in re.findall(r"\d+", cols[6])]
-                rows.append((key, cols[0]))
-    assert rows, "kernels.tsv has no %s build" % suite
-    return min(rows)[1]
-
-
 def plan(rel, series, debs):
     """Images, packages and disks of one release's run."""
-    old = release_kernel(SUITE[series])
+    old = debimage.release_kernel(SUITE[series])
     new = debimage.image_abi(series)
     assert old != new, (series, old, new)
     keys = debimage.debian_guest(old, tag="deb_upgrade_" + rel)
