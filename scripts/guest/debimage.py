@@ -87,6 +87,16 @@ def image_abi(series):
                           ).stdout.strip().splitlines()[-1]
 
 
+def image_cmd(series):
+    """The command that builds (or finds) the image debian_guest() boots
+    for `series` (a series name or a Debian kernel ABI) and prints its
+    directory: build.sh for a series, layer.sh for a build."""
+    if series in SERIES:
+        return [os.path.join(TOP, "scripts/rootfs/build.sh"), "--kernel",
+                series]
+    return [os.path.join(TOP, "scripts/rootfs/layer.sh"), series]
+
+
 def debian_guest(series, tag="debimage", stat=True):
     """Guest keys for the Debian image of kernel series `series` (or of a
     Debian 12 or 13 kernel ABI: layer.sh's image of that build, the series'
@@ -95,13 +105,8 @@ def debian_guest(series, tag="debimage", stat=True):
     guestmm-stat (what a user of a release whose static loader does not
     link has)."""
     t0 = time.monotonic()
-    if series not in SERIES:
-        cmd = [os.path.join(TOP, "scripts/rootfs/layer.sh"), series]
-    else:
-        cmd = [os.path.join(TOP, "scripts/rootfs/build.sh"), "--kernel",
-               series]
-    img = subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE
-                         ).stdout.strip().splitlines()[-1]
+    img = subprocess.run(image_cmd(series), check=True, text=True,
+                         stdout=subprocess.PIPE).stdout.strip().splitlines()[-1]
     print("KEY %s_image seconds=%.0f dir=%s" %
           (tag, time.monotonic() - t0, img), flush=True)
     tmp = tempfile.mkdtemp(prefix="guestmm-debimage.")
@@ -153,10 +158,17 @@ def wait_booted(g, timeout=300):
                                             check=False))
     g.sh("udevadm settle", timeout=120)
 
-def release_kernel(suite):
+
+# The suite each release's own kernels come from (not -security), by
+# image series: where deb_upgrade's guests start.
+RELEASE_SUITE = {"6.1": "bookworm", "trixie": "trixie"}
+
+
+def release_kernel(series):
     """The oldest build of the support matrix (livepatch/kernels.tsv) that
-    the release itself shipped (suite bookworm or trixie, not -security):
-    what an installation that never took the security updates runs."""
+    series' release itself shipped (RELEASE_SUITE): what an installation
+    that never took the security updates runs."""
+    suite = RELEASE_SUITE[series]
     rows = []
     with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as f:
         for line in f:
@@ -169,11 +181,6 @@ def release_kernel(suite):
     return min(rows)[1]
 
 
-# What make check's deb_upgrade boots, release by release: the image
-# series and the suite whose oldest build it starts from.
-PREWARM = (("6.1", "bookworm"), ("trixie", "trixie"))
-
-
 def prewarm():
     """Build (or find) the images deb_upgrade boots, before it needs them:
     make check runs this in the background beside its light cases, so a
@@ -182,15 +189,11 @@ def prewarm():
     build, so a case that gets there first simply waits.  Prints a line
     per image and a closing line; returns 0 when all were built."""
     t_all, bad = time.monotonic(), 0
-    for series, suite in PREWARM:
-        for what in (series, release_kernel(suite)):
+    for series in RELEASE_SUITE:
+        for what in (series, release_kernel(series)):
             t0 = time.monotonic()
-            if what in SERIES:
-                cmd = [os.path.join(TOP, "scripts/rootfs/build.sh"),
-                       "--kernel", what]
-            else:
-                cmd = [os.path.join(TOP, "scripts/rootfs/layer.sh"), what]
-            p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+            p = subprocess.run(image_cmd(what), stdout=subprocess.PIPE,
+                               text=True)
             bad += p.returncode != 0
             print("prewarm: %s %s in %.0f s" % (
                 what, "ready" if p.returncode == 0 else

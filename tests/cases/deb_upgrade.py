@@ -68,7 +68,6 @@ VER = None
 PLAN = {}
 # release, image series, make deb's DIST (None: built on this host)
 RELEASES = (("debian12", "6.1", None), ("debian13", "trixie", "trixie"))
-SUITE = {"6.1": "bookworm", "trixie": "trixie"}
 EXPORTER = ("prometheus-node-exporter", "curl")
 TEXTFILE = "/var/lib/prometheus/node-exporter/guestmm.prom"
 # The test image's initramfs-tools setting (see the docstring); the
@@ -127,7 +126,7 @@ def missing_depends(series, image_dir, debs):
 
 def plan(rel, series, debs):
     """Images, packages and disks of one release's run."""
-    old = debimage.release_kernel(SUITE[series])
+    old = debimage.release_kernel(series)
     new = debimage.image_abi(series)
     assert old != new, (series, old, new)
     keys = debimage.debian_guest(old, tag="deb_upgrade_" + rel)
