@@ -39,8 +39,17 @@ Configuration (keyword arguments, also the keys of a test case's GUEST):
               it idles, the clock follows host time (sleep=on; with
               sleep=off it jumps from timer to timer, and a disk wait under
               host load became a 120 s hung-task report).  KVM ignores it.
+    host_thp  let the host back guest RAM with transparent huge pages
+              (True).  QEMU madvises its RAM MADV_HUGEPAGE, and the host's
+              khugepaged collapses any 2 MiB range with at least one page
+              present (max_ptes_none=511 by default): the pages the
+              balloon gave back in that range are backed again, by the
+              host alone.  False starts QEMU with PR_SET_THP_DISABLE, so
+              what the host backs is what the guest touched
+              (tests/lib/residency.py requires it).
 """
 import base64
+import ctypes
 import os
 import re
 import secrets
@@ -77,6 +86,18 @@ def kernel_problems(text):
             not CHECKER_BANNERS.search(l)]
 
 
+PR_SET_THP_DISABLE = 41
+
+
+def no_host_thp():
+    """preexec_fn for QEMU: no transparent huge pages for its memory
+    (prctl(2); inherited across execve)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, "prctl(PR_SET_THP_DISABLE): " + os.strerror(err))
+
+
 class GuestError(Exception):
     pass
 
@@ -104,7 +125,7 @@ class Guest:
     def __init__(self, kernel, initrd, logdir, mem=1024, smp=2, numa=0,
                  balloon=None, disk_mb=0, mods=(), append="", drives=(),
                  reboot=False, boot_timeout=180, tcg_single=False,
-                 icount=None, objects=(), dimms=()):
+                 icount=None, objects=(), dimms=(), host_thp=True):
         self.kernel, self.initrd, self.logdir = kernel, initrd, logdir
         # Hot-pluggable memory: one pc-dimm of each size (MiB), present
         # from boot; the guest onlines it (memhp_default_state=).
@@ -120,6 +141,7 @@ class Guest:
         self.boot_timeout = boot_timeout
         self.tcg_single = tcg_single
         self.icount = icount
+        self.host_thp = host_thp
         self.proc = self.qmp = self.ctl = None
         self.rbuf = b""
         os.makedirs(logdir, exist_ok=True)
@@ -209,9 +231,10 @@ class Guest:
         with open(os.path.join(self.logdir, "qemu.cmd"), "w") as f:
             f.write(" ".join(argv) + "\n")
         self.qemu_log = open(os.path.join(self.logdir, "qemu.log"), "wb")
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                                     stdout=self.qemu_log,
-                                     stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=self.qemu_log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=None if self.host_thp else no_host_thp)
         self.qmp = QMP(os.path.join(self.tmp, "qmp.sock"))
         self.connect_ctl(os.path.join(self.tmp, "ctl.sock"))
         self.wait_ready()

@@ -8,7 +8,7 @@ from balloonlib import MIB, state
 from residency import check
 from workloads import free_huge_blocks, frag_start, frag_stop
 
-GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
+GUEST = dict(mem=1024, smp=2, balloon={}, mods=[], host_thp=False)
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 900
 LIGHT = True

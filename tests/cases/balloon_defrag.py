@@ -13,7 +13,7 @@ from residency import check
 
 import workloads
 
-GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
+GUEST = dict(mem=1024, smp=2, balloon={}, mods=[], host_thp=False)
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 900
 LIGHT = True

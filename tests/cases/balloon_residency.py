@@ -11,7 +11,8 @@ from balloonlib import DBG, MIB, state
 from residency import check
 from workloads import FRAG_KEEP_ALL, frag_start, frag_stop, scattered_inflate
 
-GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"}, mods=[])
+GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"}, mods=[],
+             host_thp=False)
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 900
 LIGHT = True
