@@ -118,10 +118,11 @@ CHECK_KERNELS := $(or $(USER_KERNEL),6.1 6.12)
 CHECK_JOBS ?= 2
 
 # tests/run's closing timing line counts from here (GUESTMM_T0).  The
-# whole suite also builds deb_upgrade's Debian images in the background
-# while the light cases run (debimage.py prewarm; build.sh's lock makes
-# the case wait if it gets there first): on a cold cache they took about
-# 15 minutes of deb_upgrade's critical path (round 13 preview).
+# whole suite also builds deb_upgrade's Debian images and packages in the
+# background while the light cases run (debimage.py prewarm; build.sh's
+# and make deb's locks make the case wait if it gets there first): on a
+# cold cache the images took about 15 minutes of deb_upgrade's critical
+# path (round 13 preview), the two package builds 2-3 minutes.
 CHECK_T0 := $(shell date +%s)
 
 check: deps
@@ -219,7 +220,11 @@ rootfs:
 # throw-away trixie build root (scripts/rootfs/deb-build.sh: the trixie
 # image of make rootfs KERNEL=trixie, trixie's Build-Depends and lintian);
 # without DIST, the host's own release (Debian 12), on the host.
-.PHONY: deb
+# A second make deb on the same tree (the same files, with the same
+# mtimes) finds the packages it built and builds nothing: make check's
+# background prewarm builds them before deb_upgrade asks.  One make deb
+# at a time (build/deb.lock).
+.PHONY: deb deb-locked deb-build
 DEB_DISTS := trixie
 ifneq ($(DIST),)
 ifeq ($(filter $(DEB_DISTS),$(DIST)),)
@@ -228,13 +233,27 @@ endif
 endif
 DEB_DIR := $(TOP)/build/deb$(if $(DIST),/$(DIST))
 
+DEB_TREE = git ls-files -z -co --exclude-standard | \
+	tar --null --ignore-failed-read -T - -cf - 2>/dev/null
+
 deb:
+	@mkdir -p $(TOP)/build && flock $(TOP)/build/deb.lock \
+		$(MAKE) --no-print-directory deb-locked
+
+deb-locked:
+	@stamp=$$($(DEB_TREE) | sha256sum | cut -c1-16); \
+	if [ "$$(cat $(DEB_DIR)/stamp 2>/dev/null)" = "$$stamp" ] && \
+			ls $(DEB_DIR)/*.deb >/dev/null 2>&1; then \
+		echo "make deb: up to date (tree $$stamp)"; ls $(DEB_DIR)/*.deb; \
+	else \
+		$(MAKE) --no-print-directory deb-build && echo $$stamp >$(DEB_DIR)/stamp; \
+	fi
+
+deb-build:
 	@mkdir -p $(DEB_DIR) && find $(DEB_DIR) -mindepth 1 -maxdepth 1 \
 		$(foreach d,$(DEB_DISTS),! -name $(d)) -exec rm -rf {} + && \
 		mkdir $(DEB_DIR)/src
-	@git ls-files -z -co --exclude-standard | \
-		tar --null --ignore-failed-read -T - -cf - 2>/dev/null | \
-		tar -C $(DEB_DIR)/src -xf -
+	@$(DEB_TREE) | tar -C $(DEB_DIR)/src -xf -
 ifneq ($(DIST),)
 	@scripts/rootfs/deb-build.sh $(DIST) $(DEB_DIR)
 else

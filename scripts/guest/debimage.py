@@ -181,25 +181,35 @@ def release_kernel(series):
     return min(rows)[1]
 
 
+# make deb's two builds (DIST), the packages deb_upgrade installs.
+DEB_BUILDS = (None, "trixie")
+
+
 def prewarm():
-    """Build (or find) the images deb_upgrade boots, before it needs them:
-    make check runs this in the background beside its light cases, so a
-    cold cache does not put 10-15 minutes of debootstrap and apt on the
-    critical path.  build.sh and layer.sh hold the rootfs lock while they
-    build, so a case that gets there first simply waits.  Prints a line
-    per image and a closing line; returns 0 when all were built."""
+    """Build (or find) the images deb_upgrade boots and the packages it
+    installs, before it needs them: make check runs this in the background
+    beside its light cases, so a cold cache does not put 10-15 minutes of
+    debootstrap and apt, and the package builds, on the critical path.
+    build.sh and layer.sh hold the rootfs lock while they build, and make
+    deb its own lock, so a case that gets there first simply waits; a
+    second make deb of the same tree builds nothing.  Prints a line per
+    image and package build and a closing line; returns 0 when all were
+    built."""
     t_all, bad = time.monotonic(), 0
-    for series in RELEASE_SUITE:
-        for what in (series, release_kernel(series)):
-            t0 = time.monotonic()
-            p = subprocess.run(image_cmd(what), stdout=subprocess.PIPE,
-                               text=True)
-            bad += p.returncode != 0
-            print("prewarm: %s %s in %.0f s" % (
-                what, "ready" if p.returncode == 0 else
-                "FAILED (exit %d)" % p.returncode,
-                time.monotonic() - t0), flush=True)
-    print("images prewarmed in %.0f s%s" % (
+    steps = [(what, image_cmd(what)) for series in RELEASE_SUITE
+             for what in (series, release_kernel(series))]
+    steps += [("make deb%s" % (" DIST=" + d if d else ""),
+               ["make", "-s", "--no-print-directory", "-C", TOP, "deb"] +
+               (["DIST=" + d] if d else [])) for d in DEB_BUILDS]
+    for what, cmd in steps:
+        t0 = time.monotonic()
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+        bad += p.returncode != 0
+        print("prewarm: %s %s in %.0f s" % (
+            what, "ready" if p.returncode == 0 else
+            "FAILED (exit %d)" % p.returncode,
+            time.monotonic() - t0), flush=True)
+    print("images and packages prewarmed in %.0f s%s" % (
         time.monotonic() - t_all, ", %d failed" % bad if bad else ""))
     return 1 if bad else 0
 

@@ -21,6 +21,9 @@ GUEST = dict(mem=1024, smp=2, balloon=None, mods=["guestmm_highalloc"],
              disk_mb=400, append="transparent_hugepage=always",
              tcg_single=True)   # 100 ftrace patchings of a running compact_zone
 KERNELS = ("6.1",)
+# Host-time bounds, so not light; one TCG thread, so beside one other
+# one-core case (tests/run -j 2), each on a core of its own.
+ONE_CORE = True
 TIMEOUT = 2400
 
 # 50 cycles took 749 s of one TCG thread (tcg_single) in round 9's

@@ -12,6 +12,9 @@ from klplib import UM, modprobe_klp, um_stats
 
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=400, tcg_single=True)
 KERNELS = ("6.1", "6.12")
+# Host-time bounds, so not light; one TCG thread, so beside one other
+# one-core case (tests/run -j 2), each on a core of its own.
+ONE_CORE = True
 TIMEOUT = 1200
 
 PAR = "/sys/module/guestmm_klp/parameters"

@@ -49,6 +49,9 @@ GUEST_CLASS = LibvirtGuest
 GUEST = dict(mem=1024, smp=1, tcg_single=True, mods=["guestmm_balloon"],
              memballoon=MEMBALLOON)
 KERNELS = ("6.1",)
+# Host-time bounds, so not light; one TCG thread, so beside one other
+# one-core case (tests/run -j 2), each on a core of its own.
+ONE_CORE = True
 TIMEOUT = 900
 
 PERIOD = 2
