@@ -110,7 +110,8 @@ deps:
 
 # The whole suite on Debian 12's 6.1 and on 6.12 (bookworm-backports).
 # Debian 13 (trixie) has no initramfs guest: its cases boot its own image,
-# deb_upgrade beside Debian 12 (it runs with 6.1); KERNEL=trixie runs the
+# deb_upgrade_trixie beside deb_upgrade's Debian 12 (both run with 6.1,
+# ONE_CORE); KERNEL=trixie runs the
 # cases that name "trixie" (klp_dkms_smoke, by name only).  KERNEL=...
 # narrows it to one kernel, TESTS="-k NAME" to some cases.
 CHECK_KERNELS := $(or $(USER_KERNEL),6.1 6.12)
