@@ -101,11 +101,16 @@ log "apt-get build-dep (debian/control's Build-Depends), lintian"
 # index: the root is thrown away after the build.
 APT=(apt-get -q -y --no-install-recommends -o Dpkg::Use-Pty=0
 	-o DPkg::Options::=--force-unsafe-io)
-{
+# Under the rootfs lock: apt downloads into rootfs/debs/ (the root's
+# archives), as build.sh, layer.sh and kernel-debs.sh do under it; apt's
+# own lock there fails at once instead of waiting (seen when deb_upgrade
+# and deb_upgrade_trixie prepared side by side).
+(
+	flock 9
 	echo 'man-db man-db/auto-update boolean false' | in_root debconf-set-selections &&
 	in_root sh -c 'cd /build/src && "$@" build-dep ./' sh "${APT[@]}" &&
 	in_root "${APT[@]}" install lintian
-} >"$dir/apt.log" 2>&1 || {
+) 9>"$RDIR/.lock" >"$dir/apt.log" 2>&1 || {
 	tail -n 40 "$dir/apt.log" >&2
 	die "apt-get in the $dist build root failed (see $dir/apt.log)"
 }
