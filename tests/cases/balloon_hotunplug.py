@@ -49,8 +49,9 @@ def run(g):
     # pageblocks it works on, and offline_pages() fails at once with
     # EBUSY when a pageblock of its range is isolated already (most
     # likely what happened once, 6.12, 2026-12-02: memory35 refused
-    # after 0.2 s; docs/balloon.md, "Not done yet").  The residency mismatch that first turned it off
-    # was the host's khugepaged (tests/lib/residency.py).
+    # after 0.2 s; docs/balloon.md, "Not done yet").  The residency
+    # mismatch that first turned it off was the host's khugepaged
+    # (tests/lib/residency.py).
     g.sh("modprobe guestmm_balloon chunk_order=9 defrag_interval_ms=0")
     total = g.query_balloon()
     target = total - INFLATE_MIB * MIB

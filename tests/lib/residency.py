@@ -31,14 +31,19 @@ def guest_ram_base(pid, ram_bytes):
     return found[0]
 
 
-def host_backed(pid, base, npages):
-    """Bitmap (an int, bit i = page i) of pages present or swapped out in
-    the host's page table for [base, base + npages pages)."""
+def pagemap(pid, base, npages):
+    """The host's page table entries (/proc/PID/pagemap) of [base, base +
+    npages pages) in QEMU."""
     with open("/proc/%d/pagemap" % pid, "rb") as f:
         f.seek(base // PAGE * 8)
         raw = f.read(npages * 8)
-    entries = struct.unpack("<%dQ" % npages, raw)
-    bm = bytearray((npages + 7) // 8)
+    return struct.unpack("<%dQ" % npages, raw)
+
+
+def host_backed(entries):
+    """Bitmap (an int, bit i = page i) of the pagemap entries present or
+    swapped out."""
+    bm = bytearray((len(entries) + 7) // 8)
     for i, e in enumerate(entries):
         if e >> 62:             # bit 63 present, bit 62 swapped
             bm[i >> 3] |= 1 << (i & 7)
@@ -48,24 +53,19 @@ def host_backed(pid, base, npages):
 KPF_THP = 22        # /proc/kpageflags: part of a transparent huge page
 
 
-def host_thp_pages(pid, base, bits):
-    """How many of the pages in `bits` (guest page i at base + i pages)
-    the host maps with a transparent huge page: post-mortem of a
-    mismatch, to tell the host's khugepaged from the driver."""
-    n, i = 0, 0
-    with open("/proc/%d/pagemap" % pid, "rb") as pm, \
-            open("/proc/kpageflags", "rb") as kf:
-        while bits:
-            if bits & 1:
-                pm.seek((base // PAGE + i) * 8)
-                e = struct.unpack("<Q", pm.read(8))[0]
-                pfn = e & ((1 << 55) - 1)
-                if e >> 63 and pfn:
-                    kf.seek(pfn * 8)
-                    if struct.unpack("<Q", kf.read(8))[0] >> KPF_THP & 1:
-                        n += 1
-            bits >>= 1
-            i += 1
+def host_thp_pages(entries, bits):
+    """How many of the pages in `bits` (bit i = pagemap entry i) the host
+    maps with a transparent huge page: post-mortem of a mismatch, to tell
+    the host's khugepaged from the driver."""
+    b = bits.to_bytes((len(entries) + 7) // 8, "little")
+    n = 0
+    with open("/proc/kpageflags", "rb") as kf:
+        for i, e in enumerate(entries):
+            pfn = e & ((1 << 55) - 1)
+            if not (b[i >> 3] >> (i & 7) & 1 and e >> 63 and pfn):
+                continue
+            kf.seek(pfn * 8)
+            n += struct.unpack("<Q", kf.read(8))[0] >> KPF_THP & 1
     return n
 
 
@@ -96,7 +96,8 @@ def compare(g):
     pid = g.proc.pid
     base = guest_ram_base(pid, ram_pages * PAGE)
     _, offline, used = guest_bitmaps(g)
-    backed = host_backed(pid, base, ram_pages)
+    entries = pagemap(pid, base, ram_pages)
+    backed = host_backed(entries)
     mask = (1 << ram_pages) - 1
     offline &= mask
     used &= mask
@@ -108,7 +109,7 @@ def compare(g):
                used_unbacked=bin(bad_used).count("1"),
                backed=bin(backed).count("1"))
     if bad_balloon:
-        res["balloon_backed_host_thp"] = host_thp_pages(pid, base,
+        res["balloon_backed_host_thp"] = host_thp_pages(entries,
                                                         bad_balloon)
     return res, bad_balloon, bad_used
 
