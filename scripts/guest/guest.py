@@ -59,7 +59,7 @@ import subprocess
 import tempfile
 import time
 
-from qmp import QMP
+from qmp import QMP, QMPError
 
 # Every guest run fails when the kernel log says any of these.
 KERNEL_PROBLEMS = re.compile(
@@ -148,6 +148,8 @@ class Guest:
         self.console = os.path.join(logdir, "console.log")
         self.console_before = ""    # earlier boots' console (power_cycle)
         self.tmp = tempfile.mkdtemp(prefix="guestmm.")
+        self.sockdir = self.tmp     # a migration's destination has its own
+        self.migrations = []        # migrate()'s figures, one per migration
 
     # ---- life cycle -------------------------------------------------
     def cmdline(self):
@@ -174,7 +176,12 @@ class Guest:
         return "%dM,slots=%d,maxmem=%dM" % (self.mem, len(self.dimms),
                                             self.mem + sum(self.dimms))
 
-    def qemu_argv(self):
+    def qemu_argv(self, console=None, sockdir=None):
+        """QEMU's command line; console and sockdir (the directory of the
+        ctl and QMP sockets) default to this guest's own, a migration's
+        destination passes its own."""
+        console = console or self.console
+        sockdir = sockdir or self.sockdir
         argv = ["qemu-system-x86_64", "-accel",
                 "kvm" if kvm_usable() else
                 "tcg,thread=single" if self.tcg_single else "tcg",
@@ -182,12 +189,12 @@ class Guest:
                 "-nodefaults", "-display", "none",
                 "-kernel", self.kernel, "-initrd", self.initrd,
                 "-append", self.cmdline(),
-                "-chardev", "file,id=con,path=" + self.console,
+                "-chardev", "file,id=con,path=" + console,
                 "-serial", "chardev:con",
                 "-chardev", "socket,id=ctl,path=%s/ctl.sock,server=on,"
-                "wait=off" % self.tmp,
+                "wait=off" % sockdir,
                 "-serial", "chardev:ctl",
-                "-qmp", "unix:%s/qmp.sock,server=on,wait=off" % self.tmp]
+                "-qmp", "unix:%s/qmp.sock,server=on,wait=off" % sockdir]
         if self.icount is not None and not kvm_usable():
             argv += ["-icount", "shift=%d" % self.icount]
         if self.numa:
@@ -209,10 +216,12 @@ class Guest:
                 dev += ",%s=%s" % (k, v)
             argv += ["-device", dev]
         if self.disk_mb:
+            # Made once per boot: a migration's destination shares it.
             img = os.path.join(self.tmp, "disk.img")
-            with open(img, "wb") as f:
-                f.truncate(self.disk_mb << 20)
-            subprocess.run(["mkfs.ext4", "-q", "-F", img], check=True)
+            if not os.path.exists(img):
+                with open(img, "wb") as f:
+                    f.truncate(self.disk_mb << 20)
+                subprocess.run(["mkfs.ext4", "-q", "-F", img], check=True)
             argv += ["-drive", "file=%s,format=raw,if=virtio,cache=writeback"
                      % img]
         for d in self.drives:
@@ -240,18 +249,28 @@ class Guest:
         self.wait_ready()
         return self
 
-    def connect_ctl(self, path):
-        """Connect to ttyS1's socket (QEMU's server) at path."""
+    def connect_ctl(self, path, proc=None):
+        """Connect to ttyS1's socket (QEMU's server) at path; proc: the
+        QEMU that serves it (a migration's destination), else self.ctl is
+        set."""
         deadline = time.monotonic() + self.boot_timeout
         while True:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
-                self.ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.ctl.connect(path)
-                return
+                sock.connect(path)
+                break
             except OSError:
-                self.ctl.close()
-                self._check_alive(deadline, "connecting to ttyS1")
+                sock.close()
+                if proc is None:
+                    self._check_alive(deadline, "connecting to ttyS1")
+                elif proc.poll() is not None or \
+                        time.monotonic() > deadline:
+                    raise GuestError("destination QEMU: no ttyS1 at %s "
+                                     "(exit %s)" % (path, proc.poll()))
                 time.sleep(0.1)
+        if proc is None:
+            self.ctl = sock
+        return sock
 
     def wait_ready(self, timeout=None):
         """Wait for the guest agent's hello: after start(), or after the
@@ -450,6 +469,153 @@ class Guest:
                 if k in ("Rss", "AnonHugePages"):
                     res[k] = int(v.split()[0])
         return res
+
+
+    # ---- live migration -------------------------------------------------
+    def migrate(self, during=None, bandwidth=8 << 30, timeout=600):
+        """Live-migrate the guest to a second QEMU on this host and go on
+        with it there; the source is gone afterwards.
+
+        The destination runs the source's command line plus `-incoming
+        defer`, with its own QMP and ttyS1 sockets (in a directory of its
+        own) and its own console log, console.dstN.log (qemu.dstN.cmd,
+        qemu.dstN.log; N counts this guest's migrations).  The stream
+        goes over a unix socket: migrate-incoming on the destination,
+        max-bandwidth (bytes/s) on the source, migrate, then
+        query-migrate until it completes.  during(self), if given, runs
+        once the source has begun, while the migration is active:
+        host-side work (QMP on self.qmp, the source's) that must overlap
+        the migration.  It must not use sh(): a reply may leave from
+        either side.  Start guest-side work before migrate() instead, in
+        the background.
+
+        The guest agent on ttyS1 just goes on on the destination: its
+        UART's state and the guest's shell move with the RAM.  The host
+        connects to the destination's ttyS1 before the migration starts
+        (QEMU drops what a serial port sends while no client is
+        connected), and after it keeps what the source had sent and the
+        host not yet read, so an answer that left in pieces from both
+        sides is whole.  Commands must not be sent while it runs: bytes
+        the source had not delivered to its UART would die with it.
+
+        Returns, and appends to self.migrations, query-migrate's figures:
+        total_ms, downtime_ms, setup_ms, ram_transferred, ram_total,
+        ram_duplicate (zero pages), ram_normal (pages sent whole),
+        dirty_syncs, mbps; and host_s (migrate to running on the
+        destination, host time)."""
+        n = len(self.migrations) + 1
+        ddir = os.path.join(self.tmp, "dst%d" % n)
+        os.makedirs(ddir)
+        console = os.path.join(self.logdir, "console.dst%d.log" % n)
+        argv = self.qemu_argv(console=console, sockdir=ddir) + [
+            "-incoming", "defer"]
+        with open(os.path.join(self.logdir, "qemu.dst%d.cmd" % n), "w") as f:
+            f.write(" ".join(argv) + "\n")
+        log = open(os.path.join(self.logdir, "qemu.dst%d.log" % n), "wb")
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=None if self.host_thp else no_host_thp)
+        qmp = ctl = None
+        try:
+            qmp = QMP(os.path.join(ddir, "qmp.sock"))
+            ctl = self.connect_ctl(os.path.join(ddir, "ctl.sock"), proc=proc)
+            uri = "unix:" + os.path.join(ddir, "migrate.sock")
+            qmp.cmd("migrate-incoming", uri=uri)
+            self.qmp.cmd("migrate-set-parameters",
+                         **{"max-bandwidth": int(bandwidth)})
+            t0 = time.monotonic()
+            self.qmp.cmd("migrate", uri=uri)
+            if during:
+                during(self)
+            info = self._wait_migrated(proc, console, t0 + timeout)
+            while qmp.cmd("query-status")["status"] != "running":
+                if proc.poll() is not None or time.monotonic() > t0 + timeout:
+                    raise GuestError("destination not running after the "
+                                     "migration (exit %s)" % proc.poll())
+                time.sleep(0.05)
+            host_s = time.monotonic() - t0
+        except BaseException:
+            for s in (qmp, ctl):
+                if s:
+                    s.close()
+            proc.kill()
+            proc.wait()
+            log.close()
+            raise
+        self._drain_source_ctl()
+        self._end_source()
+        self.console_before = self.console_text()
+        self.console = console
+        self.proc, self.qmp, self.ctl, self.qemu_log = proc, qmp, ctl, log
+        self.sockdir = ddir
+        ram = info.get("ram", {})
+        res = dict(total_ms=info.get("total-time", 0),
+                   downtime_ms=info.get("downtime", 0),
+                   setup_ms=info.get("setup-time", 0),
+                   ram_transferred=ram.get("transferred", 0),
+                   ram_total=ram.get("total", 0),
+                   ram_duplicate=ram.get("duplicate", 0),
+                   ram_normal=ram.get("normal", 0),
+                   dirty_syncs=ram.get("dirty-sync-count", 0),
+                   mbps=ram.get("mbps", 0), host_s=round(host_s, 2))
+        self.migrations.append(res)
+        return res
+
+    def _wait_migrated(self, dest, dest_console, deadline):
+        """Poll the source's query-migrate until completed; raise with
+        both sides' console tails if it fails or the destination dies."""
+        while True:
+            info = self.qmp.cmd("query-migrate")
+            status = info.get("status")
+            if status == "completed":
+                return info
+            why = None
+            if status in ("failed", "cancelled"):
+                why = "migration %s: %s" % (status, info.get("error-desc"))
+            elif dest.poll() is not None:
+                why = "destination QEMU exited (%d)" % dest.returncode
+            elif self.proc.poll() is not None:
+                why = "source QEMU exited (%d)" % self.proc.returncode
+            elif time.monotonic() > deadline:
+                why = "migration still %s at the timeout" % status
+            if why:
+                try:
+                    with open(dest_console, errors="replace") as f:
+                        tail = f.read()[-3000:]
+                except OSError:
+                    tail = ""
+                raise GuestError("%s; source console tail:\n%s\n"
+                                 "destination console tail:\n%s" % (
+                                     why, self.console_text()[-3000:], tail))
+            time.sleep(0.05)
+
+    def _drain_source_ctl(self):
+        """Keep what the paused source's ttyS1 socket still holds."""
+        self.ctl.settimeout(0.2)
+        while True:
+            try:
+                chunk = self.ctl.recv(65536)
+            except (socket.timeout, OSError):
+                break
+            if not chunk:
+                break
+            self.rbuf += chunk
+
+    def _end_source(self):
+        """Quit the source QEMU (paused since the migration completed)."""
+        try:
+            self.qmp.cmd("quit")
+        except (OSError, QMPError):
+            pass        # it may close the socket before it answers
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for s in (self.ctl, self.qmp):
+            s.close()
+        self.qemu_log.close()
 
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
