@@ -49,6 +49,11 @@ static const char * const gmb_counter_names[GMB_NR_COUNTERS] = {
 	[GMB_C_DEFRAG_MOVED]	= "defrag_pages_moved",
 	[GMB_C_DEFRAG_OWN]	= "defrag_own_given_back",
 	[GMB_C_DEFRAG_FAILED]	= "defrag_failed",
+	[GMB_C_CHUNK_BACKED]	= "chunk_blocks_backed",
+	[GMB_C_CHUNK_MAKE_MOVED] = "chunk_make_moved",
+	[GMB_C_CHUNK_UNBACKED]	= "chunk_blocks_unbacked",
+	[GMB_C_STRAYS]		= "stray_inflated",
+	[GMB_C_DEFRAG_NO_HOLES]	= "defrag_no_holes",
 };
 
 static int gmb_counter_get(void *data, u64 *val)

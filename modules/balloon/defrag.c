@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Whole blocks built with alloc_contig_range() (chunk_order > 0,
- * movable=1): defrag, which turns strays into complete blocks on purpose,
- * and gmb_make_block(), which makes a block for chunk inflation when none
- * is free.
+ * Defrag (chunk_order > 0, movable=1): strays turned into complete blocks
+ * on purpose, with alloc_contig_range().  (source.c makes blocks for
+ * inflation the same way.)
  *
  * Compaction gathers balloon strays into whole blocks only where its two
  * scanners happen to meet (docs/balloon.md, "Where compaction reaches").
@@ -38,21 +37,6 @@
 #include "guestmm_balloon.h"
 
 /*
- * A block alloc_contig_range() may be asked for: online, in one zone, a
- * MOVABLE pageblock (as pfn_range_valid_contig() asks; a CMA or
- * unmovable block would only fail after a system-wide drain).
- */
-static bool gmb_defrag_block_ok(struct gmb *vb, unsigned long blk)
-{
-	unsigned long pfn = blk << vb->chunk_order;
-	struct page *first = pfn_to_online_page(pfn);
-	struct page *last = pfn_to_online_page(pfn + gmb_blk_pages(vb) - 1);
-
-	return first && last && page_zone(first) == page_zone(last) &&
-	       gmb_pfn_migratetype(pfn) == MIGRATE_MOVABLE;
-}
-
-/*
  * The incomplete block with the most balloon pages, at least
  * defrag_min_pages, that has not failed since the last full pass; or
  * ULONG_MAX.  Caller holds defrag_lock.
@@ -74,7 +58,7 @@ static unsigned long gmb_defrag_pick(struct gmb *vb)
 			skipped = true;
 			continue;
 		}
-		if (!gmb_defrag_block_ok(vb, blk))
+		if (!gmb_block_ok(vb, blk))
 			continue;
 		best = blk;
 		best_count = count;
@@ -83,29 +67,6 @@ static unsigned long gmb_defrag_pick(struct gmb *vb)
 	if (best == ULONG_MAX && skipped)
 		bitmap_zero(vb->defrag_skip, vb->nr_blks);
 	return best;
-}
-
-/* Pages of the block in use by others or by us: what must migrate. */
-static unsigned int gmb_defrag_in_use(struct gmb *vb, unsigned long pfn)
-{
-	unsigned long end = pfn + gmb_blk_pages(vb);
-	unsigned int used = 0, order;
-	struct page *page;
-
-	while (pfn < end) {
-		page = pfn_to_page(pfn);
-		/* A racy peek, as compaction's: only an estimate. */
-		if (PageBuddy(page)) {
-			order = READ_ONCE(page_private(page));
-			if (order <= GMM_MAX_PAGE_ORDER) {
-				pfn += 1UL << order;
-				continue;
-			}
-		}
-		used++;
-		pfn++;
-	}
-	return used;
 }
 
 /*
@@ -166,12 +127,20 @@ static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
 {
 	unsigned int n = gmb_blk_pages(vb);
 	unsigned long pfn = blk << vb->chunk_order;
-	unsigned int used = gmb_defrag_in_use(vb, pfn), own;
+	unsigned int used = gmb_block_in_use(vb, pfn), own;
 	int err;
 
 	/* A stray migrated in since the pick may have completed it. */
 	if (gmb_chunk_count(vb, blk) >= n)
 		return -EEXIST;
+	/*
+	 * The host-return rule (source.c): the pages others use here move
+	 * into holes of blocks that are broken and backed, never into a
+	 * whole free block, which the host may have to back again for them.
+	 */
+	if (!gmb_zone_fits(vb, page_zone(pfn_to_page(pfn)),
+			   used - min(used, gmb_chunk_count(vb, blk))))
+		return -ENOSPC;
 	/*
 	 * Our strays in the block go back to the guest first: they are
 	 * free pages then, which alloc_contig_range() takes as they are,
@@ -250,6 +219,10 @@ int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
 		err = gmb_defrag_block(vb, blk);
 		if (err == -EINTR)
 			break;
+		if (err == -ENOSPC) {
+			gmb_count(vb, GMB_C_DEFRAG_NO_HOLES, 1);
+			break;
+		}
 		if (err == -EEXIST)
 			continue;
 		if (err) {
@@ -262,62 +235,6 @@ int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
 	}
 	mutex_unlock(&vb->defrag_lock);
 	return done;
-}
-
-/*
- * Chunk inflation in a fragmented guest (gmb_fill_block()): no free block
- * at hand, so make one.  Look at up to GMB_MAKE_SCAN_BLOCKS blocks from a
- * rotating cursor for one that holds no balloon page and at most
- * chunk_make_pages pages in use, in a MOVABLE pageblock of a zone with
- * room to spare above its high watermark, and take it with
- * alloc_contig_range(): those pages migrate (clean page cache among them
- * may be dropped instead), the rest was free.  Each attempt drains every
- * CPU's lists, so a call makes at most GMB_MAKE_TRIES of them.  Returns
- * the block's first page (order-0 pages, each holding one reference) or
- * NULL.  Only size_work calls it, so make_cursor needs no lock.
- */
-struct page *gmb_make_block(struct gmb *vb)
-{
-	unsigned int n = gmb_blk_pages(vb);
-	unsigned int max_used = READ_ONCE(gmb_param_chunk_make_pages);
-	unsigned long blk, pfn, visited, scanned = 0;
-	unsigned int tries = 0;
-	struct zone *zone;
-
-	if (!max_used || !vb->defrag_skip)
-		return NULL;
-	/*
-	 * Blocks that fail the cheap tests (balloon pages, offline, not
-	 * MOVABLE, a zone short of memory) do not count against the scan:
-	 * the first window after probe is low memory, full of kernel
-	 * blocks, and a window of those made the step fall back to strays.
-	 */
-	for (visited = 0; visited < vb->nr_blks &&
-	     scanned < GMB_MAKE_SCAN_BLOCKS && tries < GMB_MAKE_TRIES;
-	     visited++) {
-		blk = vb->make_cursor;
-		vb->make_cursor = (blk + 1) % vb->nr_blks;
-		pfn = blk << vb->chunk_order;
-		if (gmb_chunk_count(vb, blk) || !gmb_defrag_block_ok(vb, blk))
-			continue;
-		zone = page_zone(pfn_to_page(pfn));
-		if (zone_idx(zone) == ZONE_DMA ||
-		    zone_page_state(zone, NR_FREE_PAGES) <
-		    high_wmark_pages(zone) + 2 * n)
-			continue;
-		scanned++;
-		if (gmb_defrag_in_use(vb, pfn) > max_used)
-			continue;
-		tries++;
-		if (alloc_contig_range(pfn, pfn + n, MIGRATE_MOVABLE,
-				       GFP_KERNEL | __GFP_NOWARN)) {
-			gmb_count(vb, GMB_C_CHUNK_MAKE_FAILED, 1);
-			continue;
-		}
-		gmb_count(vb, GMB_C_CHUNK_MADE, 1);
-		return pfn_to_page(pfn);
-	}
-	return NULL;
 }
 
 /* Queue the background run after @delay, unless the device is stopping. */

@@ -63,10 +63,9 @@
 #define GMB_DEFRAG_BUDGET_DEFAULT_MS	20
 #define GMB_DEFRAG_BUDGET_MAX_MS	10000
 #define GMB_DEFRAG_MIN_DEFAULT		256
-/* Making a block for chunk inflation (defrag.c gmb_make_block()). */
-#define GMB_MAKE_PAGES_DEFAULT		64
+/* Making a block for chunk inflation (source.c gmb_make_block()). */
+#define GMB_MAKE_PAGES_DEFAULT		256
 #define GMB_MAKE_SCAN_BLOCKS		64UL
-#define GMB_MAKE_TRIES			2
 
 /*
  * "'%.*s'" arguments for a parameter value in an error message: without
@@ -122,6 +121,11 @@ enum gmb_counter {
 	GMB_C_DEFRAG_MOVED,	/* pages others had in use in those blocks */
 	GMB_C_DEFRAG_OWN,	/* our strays in them, given back first */
 	GMB_C_DEFRAG_FAILED,	/* blocks alloc_contig_range() could not take */
+	GMB_C_CHUNK_BACKED,	/* free blocks the host backs (source.c step 1) */
+	GMB_C_CHUNK_MAKE_MOVED,	/* pages in use that made blocks migrated */
+	GMB_C_CHUNK_UNBACKED,	/* free blocks taken last: reported or zeros */
+	GMB_C_STRAYS,		/* 4 KiB pages inflated as strays */
+	GMB_C_DEFRAG_NO_HOLES,	/* defrag runs stopped: no holes to migrate into */
 	GMB_NR_COUNTERS
 };
 
@@ -252,8 +256,13 @@ struct gmb {
 	struct mutex defrag_lock;
 	unsigned long *defrag_skip;
 	struct delayed_work defrag_work;
-	/* gmb_make_block()'s next block to look at; size_work only. */
+	/*
+	 * Where chunk steps look next (source.c), size_work only; blk_zero:
+	 * free blocks that read as zeros, until they are seen in use.
+	 */
 	unsigned long make_cursor;
+	unsigned long take_cursor;
+	unsigned long *blk_zero;
 
 	/*
 	 * NUMA (numa.c): per-node counts, nr_node_ids of them; inflation's
@@ -356,7 +365,14 @@ void gmb_defrag_start(struct gmb *vb);
 void gmb_defrag_schedule(struct gmb *vb, unsigned long delay);
 int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms);
 void gmb_defrag_exit(struct gmb *vb);
-struct page *gmb_make_block(struct gmb *vb);
+
+/* source.c */
+int gmb_source_init(struct gmb *vb);
+void gmb_source_exit(struct gmb *vb);
+bool gmb_block_ok(struct gmb *vb, unsigned long blk);
+unsigned int gmb_block_in_use(struct gmb *vb, unsigned long pfn);
+bool gmb_zone_fits(struct gmb *vb, struct zone *zone, unsigned int used);
+struct page *gmb_take_block(struct gmb *vb, int nid, gfp_t gfp);
 
 /* stats.c */
 void gmb_stats_request(struct virtqueue *vq);
@@ -376,6 +392,7 @@ int gmb_numa_init(struct gmb *vb);
 void gmb_numa_exit(struct gmb *vb);
 bool gmb_numa_plan(struct gmb *vb);
 int gmb_numa_next(struct gmb *vb, unsigned int pages);
+void gmb_numa_undo(struct gmb *vb, int nid, unsigned int pages);
 const nodemask_t *gmb_numa_short_nodes(nodemask_t *mask);
 void gmb_numa_track(struct gmb *vb, struct page *page, int delta, bool oom);
 void gmb_numa_migrate(struct gmb *vb, struct page *newpage, struct page *page);

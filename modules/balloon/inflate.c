@@ -238,38 +238,24 @@ void gmb_add_block(struct gmb *vb, struct page *head)
 }
 
 /*
- * Chunk mode: take one free, naturally aligned block of 1 << chunk_order
- * pages and send all of it to the host in one buffer.  @nid: the node
- * numa.c chose, tried first, or NUMA_NO_NODE.
+ * Chunk mode: one naturally aligned block of 1 << chunk_order pages, sent
+ * to the host whole in one buffer.  Which block, source.c decides (the
+ * host-return rule).  @nid: the node numa.c chose, tried first, or
+ * NUMA_NO_NODE.
  *
- * The mask has no reclaim bits at all (as vmw_balloon's 2 MiB path):
- * reclaiming or compacting for a block would evict the guest's caches to
- * give the host a huge page.  When none is free, gmb_make_block() takes a
- * block that is nearly free (at most chunk_make_pages in use, which
- * migrate), and when there is none of those either we fall back to 4 KiB
- * pages.  init_on_alloc still zeroes the block, which is
- * what makes the host back it just before discarding it (see notes,
- * "init_on_alloc").
+ * The allocation masks have no reclaim bits at all (as vmw_balloon's
+ * 2 MiB path): reclaiming or compacting for a block would evict the
+ * guest's caches to give the host a huge page.  init_on_alloc still
+ * zeroes a block taken from the free lists, which is what makes the host
+ * back it just before discarding it (see notes, "init_on_alloc").
  *
  * Return: balloon pages added, 0 when no block could be had.
  */
 static unsigned int gmb_fill_block(struct gmb *vb, int nid)
 {
-	gfp_t gfp = gmb_gfp(vb) & ~__GFP_RECLAIM;
-	struct page *head = NULL;
+	struct page *head;
 
-	if (nid != NUMA_NO_NODE)
-		head = alloc_pages_node(nid, gfp | __GFP_THISNODE,
-					vb->chunk_order);
-	if (!head)
-		head = alloc_pages(gfp, vb->chunk_order);
-	if (head) {
-		/* n order-0 pages, each with its own reference: the balloon's. */
-		split_page(head, vb->chunk_order);
-	} else {
-		/* None free: make one, within chunk_make_pages (defrag.c). */
-		head = gmb_make_block(vb);
-	}
+	head = gmb_take_block(vb, nid, gmb_gfp(vb) & ~__GFP_RECLAIM);
 	if (!head) {
 		gmb_count(vb, GMB_C_CHUNK_FALLBACK, 1);
 		return 0;
@@ -314,6 +300,8 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
 		done = gmb_fill_block(vb, nid);
 		if (done)
 			return done;
+		/* The pages below are charged one by one. */
+		gmb_numa_undo(vb, nid, gmb_blk_pages(vb));
 	}
 
 	/* Allocate outside the lock: allocation may compact and migrate. */
@@ -347,6 +335,8 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
 	if (done) {
 		gmb_tell_host(vb, vb->inflate_vq);
 		gmb_count(vb, GMB_C_INFLATED, done / GMB_PAGES_PER_PAGE);
+		if (vb->chunk_order)
+			gmb_count(vb, GMB_C_STRAYS, done / GMB_PAGES_PER_PAGE);
 		trace_guestmm_balloon_inflate(done, first_pfn, vb->num_pages,
 					      vb->target);
 	}

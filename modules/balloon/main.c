@@ -223,7 +223,7 @@ GMB_UINT_PARAM(defrag_min_pages, gmb_param_defrag_min_pages, 1,
 GMB_UINT_PARAM(chunk_make_pages, gmb_param_chunk_make_pages, 0,
 	       GMB_PFNS_MAX - 1, 0644);
 MODULE_PARM_DESC(chunk_make_pages,
-		 "With chunk_order, when no 2 MiB block is free, make one by migrating at most this many pages out of a block (0-511, default 64; 0 = fall back to 4 KiB pages at once)");
+		 "With chunk_order, when no free 2 MiB block is backed by the host, make one by migrating at most this many pages out of a block into the holes of others (0-511, default 256; 0 = fall back to 4 KiB pages at once)");
 MODULE_PARM_DESC(defrag_min_pages,
 		 "Defrag completes only blocks already holding this many balloon pages (1-511, default 256): the rest of the block is migrated");
 
@@ -518,6 +518,9 @@ static int gmb_probe(struct virtio_device *vdev)
 	err = gmb_defrag_init(vb);
 	if (err)
 		goto out_free;
+	err = gmb_source_init(vb);
+	if (err)
+		goto out_free;
 
 	err = gmb_init_vqs(vb);
 	if (err)
@@ -558,6 +561,7 @@ out_del_vqs:
 	virtio_reset_device(vdev);
 	vdev->config->del_vqs(vdev);
 out_free:
+	gmb_source_exit(vb);
 	gmb_defrag_exit(vb);
 	gmb_chunk_exit(vb);
 	gmb_numa_exit(vb);
@@ -609,6 +613,7 @@ static void gmb_remove(struct virtio_device *vdev)
 	gmb_remove_common(vb);
 	dev_info(&vdev->dev, "unbound; returned %u balloon pages\n", had);
 
+	gmb_source_exit(vb);
 	gmb_defrag_exit(vb);
 	gmb_chunk_exit(vb);
 	gmb_numa_exit(vb);

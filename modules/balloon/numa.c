@@ -238,6 +238,22 @@ int gmb_numa_next(struct gmb *vb, unsigned int pages)
 }
 
 /*
+ * Take back what gmb_numa_next(@pages) charged when it chose @nid: a chunk
+ * step that found no block, whose pages then come 4 KiB at a time and are
+ * charged one by one.
+ */
+void gmb_numa_undo(struct gmb *vb, int nid, unsigned int pages)
+{
+	int n;
+
+	if (nid == NUMA_NO_NODE)
+		return;
+	for_each_node_state(n, N_MEMORY)
+		vb->numa_credit[n] -= (long)vb->numa_weight[n] * pages;
+	vb->numa_credit[nid] += (long)vb->numa_total * pages;
+}
+
+/*
  * The nodes under pressure, for deflation on OOM; NULL when there are
  * none or only one node, which means "any page".
  */
