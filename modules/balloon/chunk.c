@@ -242,29 +242,35 @@ void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head)
  * page under its lock).  balloon_page_list_dequeue() (mm/
  * balloon_compaction.c, 6.1 and 6.12), with the block counts and the
  * filters added; it serves the balloon core's list too (chunk_order=0:
- * no block is tracked, nr_blks is 0).  Returns how many.  Called with
- * balloon_lock.
+ * no block is tracked, nr_blks is 0).  The walk runs with interrupts
+ * off, so it passes over at most GMB_DEQUEUE_SKIP_MAX pages (a node mask
+ * on the OOM path, strays only for defrag, with many GiB ballooned) and
+ * may return fewer than @n while more remain; callers take another turn.
+ * Returns how many.  Called with balloon_lock.
  */
 unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
 			       unsigned int n, bool strays_only,
 			       const nodemask_t *nodes)
 {
 	struct balloon_dev_info *b = &vb->b_dev_info;
+	unsigned int done = 0, skipped = 0;
 	struct page *page, *tmp;
-	unsigned int done = 0;
 	unsigned long flags;
 
 	spin_lock_irqsave(&b->pages_lock, flags);
 	list_for_each_entry_safe(page, tmp, &b->pages, lru) {
-		if (done == n)
+		if (done == n || skipped == GMB_DEQUEUE_SKIP_MAX)
 			break;
-		if (strays_only && gmb_in_complete_block(vb, page))
+		if ((strays_only && gmb_in_complete_block(vb, page)) ||
+		    (nodes && !node_isset(page_to_nid(page), *nodes))) {
+			skipped++;
 			continue;
-		if (nodes && !node_isset(page_to_nid(page), *nodes))
-			continue;
+		}
 		/* Locked: compaction is looking at it; take another. */
-		if (!trylock_page(page))
+		if (!trylock_page(page)) {
+			skipped++;
 			continue;
+		}
 		if (gmb_in_complete_block(vb, page))
 			gmb_count(vb, GMB_C_CHUNK_BROKEN, 1);
 		list_move(&page->lru, pages);
@@ -327,17 +333,22 @@ unsigned int gmb_chunk_dequeue_block(struct gmb *vb, struct list_head *pages,
 unsigned long gmb_chunk_sparsest(struct gmb *vb)
 {
 	unsigned int count, min = gmb_blk_pages(vb);
-	unsigned long i, best = ULONG_MAX, flags;
+	unsigned long i, best = ULONG_MAX;
 
-	spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
+	/*
+	 * Racy reads, without pages_lock: one pass over every block is too
+	 * long to keep interrupts off, and gmb_chunk_dequeue_block() takes
+	 * only what is still there under the lock.
+	 */
 	for (i = 0; i < vb->nr_blks && min > 1; i++) {
-		count = vb->blk_count[i];
+		count = READ_ONCE(vb->blk_count[i]);
 		if (count && count < min) {
 			min = count;
 			best = i;
 		}
+		if (!(i % 4096))
+			cond_resched();
 	}
-	spin_unlock_irqrestore(&vb->b_dev_info.pages_lock, flags);
 	return best;
 }
 

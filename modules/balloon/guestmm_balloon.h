@@ -65,7 +65,8 @@
 #define GMB_DEFRAG_MIN_DEFAULT		256
 /* Making a block for chunk inflation (source.c gmb_make_block()). */
 #define GMB_MAKE_PAGES_DEFAULT		256
-#define GMB_MAKE_SCAN_BLOCKS		64UL
+/* List entries one dequeue passes over at most, interrupts off (chunk.c). */
+#define GMB_DEQUEUE_SKIP_MAX		4096
 
 /*
  * "'%.*s'" arguments for a parameter value in an error message: without

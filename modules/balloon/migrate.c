@@ -191,15 +191,17 @@ int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page,
 }
 
 /*
- * Second half, after the caller inserted @newpage under pages_lock: drop
- * balloon_lock; the old page stops being a balloon page and loses our
- * reference.
+ * Second half, after the caller inserted @newpage under pages_lock: the
+ * old page stops being a balloon page, balloon_lock goes, and the page
+ * loses our reference.  In that order: defrag (gmb_chunk_dequeue_block())
+ * locks the frames of a block that look like ours under balloon_lock, and
+ * once the migration core unlocks and frees this page it must not look
+ * like ours to anyone holding that lock.
  */
 int gmb_migrate_end(struct gmb *vb, struct page *newpage, struct page *page)
 {
-	mutex_unlock(&vb->balloon_lock);
-
 	balloon_page_finalize(page);
+	mutex_unlock(&vb->balloon_lock);
 	put_page(page);
 
 	gmb_count(vb, GMB_C_MIGRATED, 1);

@@ -49,6 +49,8 @@
 #define GMB_MAKE_ZEROS_MAX	16
 /* Steps 1 and 2: alloc_contig_range() calls per step at most. */
 #define GMB_TAKE_TRIES		2
+/* Step 2: blocks compared for the fewest pages in use. */
+#define GMB_MAKE_CANDIDATES	8
 /* Holes a zone keeps beyond what a made block migrates into them. */
 #define GMB_HOLES_SLACK		512
 
@@ -278,20 +280,18 @@ static struct page *gmb_take_backed(struct gmb *vb, int nid)
 }
 
 /*
- * Step 2: of up to GMB_MAKE_SCAN_BLOCKS blocks from make_cursor that hold
- * no balloon page, at most chunk_make_pages pages in use and (nearly) no
- * free page that reads as zeros, the one with the fewest pages in use, if
- * its zone has holes for them.  Blocks that fail the cheap
- * tests (balloon pages, offline, not MOVABLE, a zone short of memory) do
- * not count against the window: the first after probe is low memory,
- * full of kernel blocks.  Each alloc_contig_range() drains every CPU's
- * lists, so a step makes at most GMB_TAKE_TRIES of them.
+ * Step 2: going round from make_cursor, the first GMB_MAKE_CANDIDATES
+ * blocks that could be made (no balloon page, at most chunk_make_pages
+ * pages in use, (nearly) no free page that reads as zeros, a zone with
+ * holes for the pages in use), and of those the one with the fewest pages
+ * in use.  Each alloc_contig_range() drains every CPU's lists, so a step
+ * makes at most GMB_TAKE_TRIES of them.
  */
 static struct page *gmb_make_block(struct gmb *vb)
 {
 	unsigned int max_used = READ_ONCE(gmb_param_chunk_make_pages);
-	unsigned long i, blk, pfn, best, scanned;
-	unsigned int used, best_used, tries;
+	unsigned long i, blk, pfn, best;
+	unsigned int used, best_used, tries, found;
 	struct page *head;
 	struct zone *zone;
 
@@ -300,9 +300,9 @@ static struct page *gmb_make_block(struct gmb *vb)
 	for (tries = 0; tries < GMB_TAKE_TRIES; tries++) {
 		best = ULONG_MAX;
 		best_used = max_used + 1;
-		scanned = 0;
-		for (i = 0; i < vb->nr_blks &&
-		     scanned < GMB_MAKE_SCAN_BLOCKS; i++) {
+		found = 0;
+		for (i = 0; i < vb->nr_blks && found < GMB_MAKE_CANDIDATES;
+		     i++) {
 			blk = (vb->make_cursor + i) % vb->nr_blks;
 			pfn = blk << vb->chunk_order;
 			if (gmb_blk_count_peek(vb, blk) ||
@@ -311,9 +311,11 @@ static struct page *gmb_make_block(struct gmb *vb)
 			zone = page_zone(pfn_to_page(pfn));
 			if (!gmb_zone_spare(vb, zone))
 				continue;
-			scanned++;
 			used = gmb_block_cost(vb, pfn);
-			if (used < best_used && gmb_zone_fits(vb, zone, used)) {
+			if (used > max_used || !gmb_zone_fits(vb, zone, used))
+				continue;
+			found++;
+			if (used < best_used) {
 				best = blk;
 				best_used = used;
 			}
