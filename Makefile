@@ -270,13 +270,14 @@ endif
 
 # ---- soak (issue 9): the reliability cases at full length ------------------
 # GUESTMM_SOAK=1: 100 module cycles, a 10-minute QMP storm, 50 livepatch
-# toggles (docs/reliability.md).
+# toggles (docs/reliability.md), 20 live migrations (balloon_live_migration:
+# 5 in a row for each of its variants).
 .PHONY: soak
 
 soak: deps
 	@$(MAKE) --no-print-directory guest KERNEL=$(or $(KERNEL),6.1)
 	@GUESTMM_SOAK=1 tests/run --kernel $(or $(KERNEL),6.1) -k rel_ \
-		-k klp_toggle_stress
+		-k klp_toggle_stress -k balloon_live_migration
 
 # ---- debug kernel (issue 9): KASAN, lockdep, kmemleak, DEBUG_VM/LIST/OBJECTS
 # scripts/guest/debugkernel.sh builds Debian's 6.1 source with Debian's config

@@ -39,6 +39,10 @@ Configuration (keyword arguments, also the keys of a test case's GUEST):
               it idles, the clock follows host time (sleep=on; with
               sleep=off it jumps from timer to timer, and a disk wait under
               host load became a 120 s hung-task report).  KVM ignores it.
+    ram_extra_kb  RAM beyond mem MiB, in KiB (0; a multiple of 8: QEMU
+              rounds RAM up to 8 KiB).  A migrated guest under TCG needs 8
+              (see migrate()): its RAM size must not be a multiple of
+              256 KiB.
     host_thp  let the host back guest RAM with transparent huge pages
               (True).  QEMU madvises its RAM MADV_HUGEPAGE, and the host's
               khugepaged collapses any 2 MiB range with at least one page
@@ -125,12 +129,15 @@ class Guest:
     def __init__(self, kernel, initrd, logdir, mem=1024, smp=2, numa=0,
                  balloon=None, disk_mb=0, mods=(), append="", drives=(),
                  reboot=False, boot_timeout=180, tcg_single=False,
-                 icount=None, objects=(), dimms=(), host_thp=True):
+                 icount=None, objects=(), dimms=(), host_thp=True,
+                 ram_extra_kb=0):
         self.kernel, self.initrd, self.logdir = kernel, initrd, logdir
         # Hot-pluggable memory: one pc-dimm of each size (MiB), present
         # from boot; the guest onlines it (memhp_default_state=).
         self.dimms = list(dimms)
         self.mem, self.smp, self.numa = mem, smp, numa
+        assert ram_extra_kb % 8 == 0, "QEMU rounds RAM up to 8 KiB"
+        self.ram_extra_kb = ram_extra_kb
         self.balloon_props = balloon
         self.objects = list(objects)
         # The transport and the disk's driver come first, always.
@@ -170,11 +177,18 @@ class Guest:
         return "%d,sockets=%d,cores=%d,threads=1" % (
             self.smp, sockets, max(1, self.smp // sockets))
 
+    def ram_bytes(self):
+        """The guest's boot RAM in bytes: mem MiB and ram_extra_kb KiB."""
+        return (self.mem << 20) + (self.ram_extra_kb << 10)
+
     def mem_arg(self):
+        size = "%dk" % (self.ram_bytes() >> 10) if self.ram_extra_kb else \
+            str(self.mem)
         if not self.dimms:
-            return str(self.mem)
-        return "%dM,slots=%d,maxmem=%dM" % (self.mem, len(self.dimms),
-                                            self.mem + sum(self.dimms))
+            return size
+        return "%s,slots=%d,maxmem=%dk" % (
+            size, len(self.dimms),
+            (self.ram_bytes() >> 10) + (sum(self.dimms) << 10))
 
     def qemu_argv(self, console=None, sockdir=None):
         """QEMU's command line; console and sockdir (the directory of the
@@ -365,6 +379,8 @@ class Guest:
                 chunk = self.ctl.recv(65536)
             except socket.timeout:
                 continue
+            except ConnectionResetError:
+                chunk = b""     # QEMU died: EOF
             if not chunk:
                 self._check_alive(time.monotonic() - 1, what + " (EOF)")
             self.rbuf += chunk
@@ -498,11 +514,25 @@ class Guest:
         sides is whole.  Commands must not be sent while it runs: bytes
         the source had not delivered to its UART would die with it.
 
+        Under TCG, QEMU before 9.0 loses guest writes on a migration of
+        a RAM block whose size is a multiple of 256 KiB (64 pages): its
+        dirty bitmap sync takes such a block a word of 64 pages at a
+        time (cpu_physical_memory_sync_dirty_bitmap()'s fast path) and
+        then does not re-arm the vCPUs' TLB entries (TLB_NOTDIRTY), so a
+        page written through an entry made before the sync is not marked
+        dirty again and the destination gets its old content (fixed by
+        QEMU 9.0's "physmem: Fix migration dirty bitmap coherency with
+        TCG memory access").  Other sizes are synced page by page, the
+        path that re-arms them.  So on such a QEMU a TCG guest must have
+        ram_extra_kb (8), and no NUMA nodes or DIMMs (memory backends of
+        whole MiB); migrate() refuses it otherwise.
+
         Returns, and appends to self.migrations, query-migrate's figures:
         total_ms, downtime_ms, setup_ms, ram_transferred, ram_total,
         ram_duplicate (zero pages), ram_normal (pages sent whole),
         dirty_syncs, mbps; and host_s (migrate to running on the
         destination, host time)."""
+        self._check_migratable()
         n = len(self.migrations) + 1
         ddir = os.path.join(self.tmp, "dst%d" % n)
         os.makedirs(ddir)
@@ -561,6 +591,20 @@ class Guest:
                    mbps=ram.get("mbps", 0), host_s=round(host_s, 2))
         self.migrations.append(res)
         return res
+
+    def _check_migratable(self):
+        """Refuse a migration this QEMU would corrupt (see migrate())."""
+        if kvm_usable():
+            return
+        v = self.qmp.cmd("query-version")["qemu"]
+        if (v["major"], v["minor"]) >= (9, 0):
+            return
+        if self.ram_bytes() % (256 << 10) == 0 or self.numa or self.dimms:
+            raise GuestError(
+                "QEMU %d.%d under TCG loses guest writes when it migrates "
+                "RAM blocks of a multiple of 256 KiB: give the guest "
+                "ram_extra_kb=8 and no NUMA nodes or DIMMs" % (
+                    v["major"], v["minor"]))
 
     def _wait_migrated(self, dest, dest_console, deadline):
         """Poll the source's query-migrate until completed; raise with

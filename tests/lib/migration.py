@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A ballooned guest with busy memory, live-migrated to a second QEMU on
+this host (Guest.migrate), and what must hold on the other side: for
+balloon_live_migration and bench/live_migration.
+
+prepare(): a process holds PATTERN_MIB of anonymous memory with a
+pattern it rewrites while it holds it (tests/progs/pattern), `frag`
+scatters FRAG_MIB (one page in two freed) and the balloon inflates by
+INFLATE_MIB into the holes (workloads.scattered_inflate).
+migrate_busy(): the guest runs compact_memory COMPACTIONS times and the
+host lowers the target by MORE_MIB while the migration runs.  check():
+on the destination, every page of the pattern, the balloon exactly at
+its target, the host's residency, then a full deflate and all of it
+again."""
+import os
+import re
+import time
+
+import residency
+from balloonlib import MIB, settled_state
+from workloads import scattered_inflate
+
+PATTERN_MIB = 200
+FRAG_MIB = 300
+INFLATE_MIB = 256
+MORE_MIB = 64
+COMPACTIONS = 5
+# Bytes/s.  Fast enough that the 1 GiB guest moves in a few seconds, slow
+# enough that the compactions and the extra inflate overlap it.
+BANDWIDTH = 256 << 20
+PAGE = 4096
+
+
+def guestmm(g):
+    return "guestmm_balloon" in g.sh("cat /proc/modules")
+
+
+def settle(g, target):
+    """Wait until the balloon holds exactly target bytes less than RAM,
+    as the device reports it and, for guestmm, as its own state says."""
+    actual = g.wait_balloon(target, timeout=300)
+    assert actual == target, (actual, target)
+    if guestmm(g):
+        settled_state(g, (g.ram_bytes() - target) // PAGE, timeout=120)
+        deadline = time.monotonic() + 30
+        while True:
+            st = g.sh("cat /sys/kernel/debug/guestmm_balloon/state")
+            if re.search(r"^migrate_queued_in 0$", st, re.M) and \
+                    re.search(r"^migrate_queued_out 0$", st, re.M):
+                break
+            assert time.monotonic() < deadline, st
+            time.sleep(0.2)
+
+
+def prepare(g, load, dirty=True):
+    """Load the balloon driver (load: a shell command), start the
+    pattern, scatter the balloon; returns the target in bytes."""
+    g.sh(load)
+    g.sh("pattern %d /tmp/pattern.out %s >/dev/null 2>&1 & "
+         "echo $! > /tmp/pattern.pid" % (PATTERN_MIB, "dirty" if dirty
+                                          else ""))
+    deadline = time.monotonic() + 120
+    while "PATTERN ready" not in g.sh("cat /tmp/pattern.out 2>/dev/null; "
+                                      "true"):
+        assert time.monotonic() < deadline, "pattern did not get ready"
+        time.sleep(0.5)
+    target = scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
+    settle(g, target)
+    return target
+
+
+def verify_pattern(g, label):
+    """Have the pattern process check every page; return its counts."""
+    n = g.sh("grep -c 'PATTERN verify' /tmp/pattern.out; true").strip()
+    g.sh("kill -USR1 $(cat /tmp/pattern.pid)")
+    deadline = time.monotonic() + 120
+    while True:
+        out = g.sh("cat /tmp/pattern.out")
+        done = re.findall(r"^PATTERN verify (.*)$", out, re.M)
+        if len(done) > int(n or 0):
+            break
+        assert time.monotonic() < deadline, "pattern did not verify"
+        time.sleep(0.5)
+    res = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", done[-1])}
+    print("KEY migration %s pattern %s" % (label, done[-1]))
+    bad = [l for l in out.splitlines() if l.startswith("PATTERN bad")]
+    assert res["bad"] == 0, (label, res, bad[:32])
+    return res
+
+
+def compactions_in(text):
+    return len(re.findall(r"^@@compact \d", text, re.M))
+
+
+def migrate_busy(g, target, label="migrated", bandwidth=BANDWIDTH,
+                 compactions=COMPACTIONS, more_mib=MORE_MIB):
+    """Migrate while the guest compacts and the host lowers the target by
+    more_mib; returns (the migration's figures, the new target).  The
+    compactions start in the background just before the migration (a
+    command must not be in flight across it) and mark the console, so
+    the source's console shows how many began before the switch."""
+    if compactions:
+        g.sh("rm -f /tmp/compact.done; (for i in $(seq %d); do "
+             "echo \"@@compact $i $(cut -d' ' -f1 /proc/uptime)\" "
+             ">/dev/ttyS0; echo 1 > /proc/sys/vm/compact_memory; done; "
+             "touch /tmp/compact.done) >/dev/null 2>&1 &" % compactions)
+    new_target = target - more_mib * MIB
+
+    def during(g):
+        if more_mib:
+            g.balloon(new_target)
+    before = g.console_text()
+    entered0 = balloon_entered(g)
+    mig = g.migrate(during=during, bandwidth=bandwidth)
+    # Read first thing on the destination: a bound, the few pages the
+    # balloon took there since count too.
+    mig["balloon_entered"] = balloon_entered(g) - entered0
+    on_source = compactions_in(g.console_before[len(before):])
+    if compactions:
+        deadline = time.monotonic() + 300
+        while True:
+            g.sh("test -e /tmp/compact.done", check=False)
+            if g.last_rc == 0:
+                break
+            assert time.monotonic() < deadline, "compactions never ended"
+            time.sleep(0.5)
+    mig["compactions_on_source"] = on_source
+    print("KEY migration %s %s" % (label, " ".join(
+        "%s=%s" % kv for kv in sorted(mig.items()))))
+    return mig, new_target
+
+
+def balloon_entered(g):
+    """Pages that have entered the balloon since boot: inflated, or the
+    new page of a balloon page migration (vmstat; both drivers count)."""
+    vm = g.vmstat()
+    return vm.get("balloon_inflate", 0) + vm.get("balloon_migrate", 0)
+
+
+def check(g, target, mig, label="destination", host=True):
+    """On the destination: the balloon exactly at target, the pattern,
+    the host's residency; then a full deflate and the same again.
+    Returns the residency counts after the migration (host: check it).
+
+    QEMU discards a page the balloon takes during the migration on the
+    source only: what the source had sent of it before stays on the
+    destination.  So as many balloon pages as entered the balloon while
+    the migration ran (mig["balloon_entered"], migrate_busy()) may be
+    backed there, and no other."""
+    settle(g, target)
+    res = residency.check(g, label, balloon_backed_max=mig[
+        "balloon_entered"]) if host else {}
+    if host:
+        assert res["balloon"] == (g.ram_bytes() - target) // PAGE, res
+    verify_pattern(g, label)
+    ram = g.ram_bytes()
+    g.balloon(ram)
+    settle(g, ram)
+    if host:
+        after = residency.check(g, label + "_deflated")
+        assert after["balloon"] == 0, after
+    verify_pattern(g, label + "_deflated")
+    return res
+
+
+def stop_pattern(g):
+    g.sh("kill $(cat /tmp/pattern.pid); wait $(cat /tmp/pattern.pid) "
+         "2>/dev/null; true")
+
+
+def boot_like(g, name, balloon=None, objects=None):
+    """Another guest like g (its class, kernel, size), logging in
+    g.logdir/name, with other balloon properties or objects."""
+    cfg = dict(mem=g.mem, ram_extra_kb=g.ram_extra_kb, smp=g.smp, numa=g.numa, mods=g.mods,
+               append=g.append, boot_timeout=g.boot_timeout,
+               tcg_single=g.tcg_single, host_thp=g.host_thp,
+               balloon=g.balloon_props if balloon is None else balloon,
+               objects=g.objects if objects is None else objects)
+    other = type(g)(kernel=g.kernel, initrd=g.initrd,
+                    logdir=os.path.join(g.logdir, name), **cfg)
+    return other.start()
