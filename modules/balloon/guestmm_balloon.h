@@ -264,6 +264,11 @@ struct gmb {
 	unsigned long make_cursor;
 	unsigned long take_cursor;
 	unsigned long *blk_zero;
+	/* Free pages the last step-2 scan read, and those that were zeros. */
+	unsigned long holes_read;
+	unsigned long holes_zero;
+	/* The last step-2 scan found blocks but could not take them. */
+	bool make_failed;
 
 	/*
 	 * NUMA (numa.c): per-node counts, nr_node_ids of them; inflation's

@@ -371,6 +371,20 @@ static void gmb_config_changed(struct virtio_device *vdev)
 
 /* ---- virtqueues ---- */
 
+/*
+ * Delete the virtqueues and forget them: a NULL inflate_vq is how remove
+ * knows that a failed restore left none to take down.
+ */
+static void gmb_del_vqs(struct gmb *vb)
+{
+	vb->vdev->config->del_vqs(vb->vdev);
+	vb->inflate_vq = NULL;
+	vb->deflate_vq = NULL;
+	vb->stats_vq = NULL;
+	vb->free_page_vq = NULL;
+	vb->reporting_vq = NULL;
+}
+
 static int gmb_init_vqs(struct gmb *vb)
 {
 	vq_callback_t *all_cbs[GMB_VQ_MAX] = {};
@@ -432,7 +446,7 @@ static int gmb_init_vqs(struct gmb *vb)
 	if (vb->stats_vq) {
 		err = gmb_stats_prime(vb);
 		if (err) {
-			vb->vdev->config->del_vqs(vb->vdev);
+			gmb_del_vqs(vb);
 			return err;
 		}
 	}
@@ -559,7 +573,7 @@ out_hint:
 	gmb_hint_exit(vb);
 out_del_vqs:
 	virtio_reset_device(vdev);
-	vdev->config->del_vqs(vdev);
+	gmb_del_vqs(vb);
 out_free:
 	gmb_source_exit(vb);
 	gmb_defrag_exit(vb);
@@ -581,7 +595,7 @@ static void gmb_remove_common(struct gmb *vb)
 	gmb_hint_return_all(vb);
 
 	virtio_reset_device(vb->vdev);
-	vb->vdev->config->del_vqs(vb->vdev);
+	gmb_del_vqs(vb);
 }
 
 static void gmb_stop_updates(struct gmb *vb)
@@ -610,7 +624,9 @@ static void gmb_remove(struct virtio_device *vdev)
 	gmb_stop_updates(vb);
 	gmb_hint_exit(vb);
 
-	gmb_remove_common(vb);
+	/* After a failed restore the balloon is empty and has no queues. */
+	if (vb->inflate_vq)
+		gmb_remove_common(vb);
 	dev_info(&vdev->dev, "unbound; returned %u balloon pages\n", had);
 
 	gmb_source_exit(vb);
@@ -645,8 +661,16 @@ static int gmb_restore(struct virtio_device *vdev)
 	int err;
 
 	err = gmb_init_vqs(vb);
-	if (err)
+	if (err) {
+		/*
+		 * No queues: no work may run against them, and the host's
+		 * config changes are ignored until the driver is rebound.
+		 */
+		gmb_stop_updates(vb);
+		dev_err(&vdev->dev, "restore failed, no virtqueues: %d\n",
+			err);
 		return err;
+	}
 
 	err = gmb_oom_register(vb);
 	if (err)

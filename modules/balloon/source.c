@@ -13,21 +13,23 @@
  *     PageReported, and holding data.  A frame the host does not back
  *     (never written, or given back by the balloon, or reported and not
  *     yet flagged) reads as zeros: gmb_block_written().
- *  2. A block made from one the guest partly uses (at most
- *     chunk_make_pages pages in use, the fewest of a window, and its free
- *     pages holding data, so the host backs all of it).  Its pages
+ *  2. A block made from one the guest partly uses: at most
+ *     chunk_make_pages pages in use, most of its free pages holding data
+ *     (the host backs them), and of a few such the one with the fewest
+ *     pages in use and free pages the host does not back.  Its pages
  *     in use migrate into the free pages of smaller orders, the holes of
  *     blocks that are broken and backed already: the buddy allocator
  *     hands those out before it splits a whole free block, and the step is
  *     taken only while the zone has holes for all of them
  *     (gmb_zone_fits()).  Then one host huge page goes whole, for the
  *     price of the migrations.
- *  3. Nothing while holes remain: the caller falls back to 4 KiB strays,
- *     which the allocator takes from those holes.  That is what stock
- *     takes, memory the host backs, at the cost of a host huge page split
- *     for each block it takes from.
+ *  3. Nothing while holes remain and hold data: the caller falls back to
+ *     4 KiB strays, which the allocator takes from those holes.  That is
+ *     what stock takes, memory the host backs, at the cost of a host huge
+ *     page split for each block it takes from.
  *  4. Then any free block (reported, or read as zeros): the host gets
- *     nothing back now, but the guest cannot use that memory again.
+ *     nothing back now, but the guest cannot use that memory again; then
+ *     a block made whatever its holes hold; then strays.
  *
  * Steps 1 and 2 take their block with alloc_contig_range() (defrag.c says
  * why), step 4 with alloc_pages().  Counters: chunk_blocks_backed,
@@ -45,8 +47,8 @@
 
 /* Step 1: blocks read as zeros per step at most (2 MiB read each). */
 #define GMB_ZERO_READS_MAX	8
-/* Step 2: free pages of a block that may read as zeros (unbacked). */
-#define GMB_MAKE_ZEROS_MAX	16
+/* Step 2: one free page in this many is read (gmb_block_cost()). */
+#define GMB_SAMPLE_STRIDE	16
 /* Steps 1 and 2: alloc_contig_range() calls per step at most. */
 #define GMB_TAKE_TRIES		2
 /* Step 2: blocks compared for the fewest pages in use. */
@@ -191,34 +193,46 @@ static bool gmb_block_written(struct gmb *vb, unsigned long pfn)
 }
 
 /*
- * The pages in use in the block at @pfn (what alloc_contig_range() must
- * migrate), or UINT_MAX if more than GMB_MAKE_ZEROS_MAX of its free pages
- * read as zeros: a block the host does not back whole, which frees less
- * than a huge page when ballooned.  Reads stop there, so a block of
- * unbacked holes costs at most that many page reads.
+ * What making the block at @pfn would cost: its pages in use (what
+ * alloc_contig_range() must migrate) in *@used, and returns those plus an
+ * estimate of its free pages that read as zeros (the host does not back
+ * them, so ballooning them gives it nothing): every GMB_SAMPLE_STRIDE-th
+ * free page is read, at most 32 reads a block.  UINT_MAX when more than
+ * half of the pages read were zeros, unless @any_holes.  The reads are
+ * added to vb->holes_read and vb->holes_zero: whether strays, taken from
+ * the same holes, would give the host anything.
  */
-static unsigned int gmb_block_cost(struct gmb *vb, unsigned long pfn)
+static unsigned int gmb_block_cost(struct gmb *vb, unsigned long pfn,
+				   bool any_holes, unsigned int *used)
 {
 	unsigned long end = pfn + gmb_blk_pages(vb), run, i;
-	unsigned int used = 0, zeros = 0, order;
+	unsigned int free = 0, read = 0, zeros = 0, order;
 	struct page *page;
 
+	*used = 0;
 	while (pfn < end) {
 		page = pfn_to_page(pfn);
 		order = PageBuddy(page) ? READ_ONCE(page_private(page)) : 0;
 		if (!PageBuddy(page) || order >= vb->chunk_order) {
-			used++;
+			(*used)++;
 			pfn++;
 			continue;
 		}
 		run = min(1UL << order, end - pfn);
-		for (i = 0; i < run; i++)
-			if (!gmb_page_written(pfn + i) &&
-			    ++zeros > GMB_MAKE_ZEROS_MAX)
-				return UINT_MAX;
+		for (i = 0; i < run; i++, free++) {
+			if (free % GMB_SAMPLE_STRIDE)
+				continue;
+			read++;
+			if (!gmb_page_written(pfn + i))
+				zeros++;
+		}
 		pfn += run;
 	}
-	return used;
+	vb->holes_read += read;
+	vb->holes_zero += zeros;
+	if (!any_holes && zeros * 2 > read)
+		return UINT_MAX;
+	return *used + (read ? zeros * free / read : 0);
 }
 
 /* Take block @pfn whole: order-0 pages, each holding one reference. */
@@ -282,16 +296,17 @@ static struct page *gmb_take_backed(struct gmb *vb, int nid)
 /*
  * Step 2: going round from make_cursor, the first GMB_MAKE_CANDIDATES
  * blocks that could be made (no balloon page, at most chunk_make_pages
- * pages in use, (nearly) no free page that reads as zeros, a zone with
- * holes for the pages in use), and of those the one with the fewest pages
- * in use.  Each alloc_contig_range() drains every CPU's lists, so a step
- * makes at most GMB_TAKE_TRIES of them.
+ * pages in use, a zone with holes for them, and free pages that mostly
+ * hold data unless @any_holes), and of those the cheapest: the fewest
+ * pages to migrate plus free pages the host does not back.  Each
+ * alloc_contig_range() drains every CPU's lists, so a step makes at most
+ * GMB_TAKE_TRIES of them.
  */
-static struct page *gmb_make_block(struct gmb *vb)
+static struct page *gmb_make_block(struct gmb *vb, bool any_holes)
 {
 	unsigned int max_used = READ_ONCE(gmb_param_chunk_make_pages);
+	unsigned int cost, best_cost, used, best_used, tries, found;
 	unsigned long i, blk, pfn, best;
-	unsigned int used, best_used, tries, found;
 	struct page *head;
 	struct zone *zone;
 
@@ -299,7 +314,8 @@ static struct page *gmb_make_block(struct gmb *vb)
 		return NULL;
 	for (tries = 0; tries < GMB_TAKE_TRIES; tries++) {
 		best = ULONG_MAX;
-		best_used = max_used + 1;
+		best_cost = UINT_MAX;
+		best_used = 0;
 		found = 0;
 		for (i = 0; i < vb->nr_blks && found < GMB_MAKE_CANDIDATES;
 		     i++) {
@@ -311,12 +327,14 @@ static struct page *gmb_make_block(struct gmb *vb)
 			zone = page_zone(pfn_to_page(pfn));
 			if (!gmb_zone_spare(vb, zone))
 				continue;
-			used = gmb_block_cost(vb, pfn);
-			if (used > max_used || !gmb_zone_fits(vb, zone, used))
+			cost = gmb_block_cost(vb, pfn, any_holes, &used);
+			if (cost == UINT_MAX || used > max_used ||
+			    !gmb_zone_fits(vb, zone, used))
 				continue;
 			found++;
-			if (used < best_used) {
+			if (cost < best_cost) {
 				best = blk;
+				best_cost = cost;
 				best_used = used;
 			}
 		}
@@ -330,6 +348,7 @@ static struct page *gmb_make_block(struct gmb *vb)
 			return head;
 		}
 		gmb_count(vb, GMB_C_CHUNK_MAKE_FAILED, 1);
+		vb->make_failed = true;
 	}
 	return NULL;
 }
@@ -368,13 +387,30 @@ static struct page *gmb_take_any(struct gmb *vb, int nid, gfp_t gfp)
 	return head;
 }
 
+/*
+ * Whether strays would come from holes the host backs, as far as the last
+ * step 2 scan could tell: it read some, and no more than half of them
+ * were zeros.  A scan that read none (a guest with whole free blocks and
+ * kernel blocks only, as at boot) says no: the few holes there are lie in
+ * kernel blocks, and a whole block keeps the host's huge pages whole.
+ */
+static bool gmb_holes_backed(struct gmb *vb)
+{
+	return vb->holes_read && vb->holes_zero * 2 <= vb->holes_read;
+}
+
 /**
  * gmb_take_block - a block for one chunk step, by the host-return rule
  * @vb: the balloon
  * @nid: the node numa.c chose, tried first, or NUMA_NO_NODE
  * @gfp: allocation flags for step 4 (no reclaim)
  *
- * Only size_work calls it, so the cursors need no lock.
+ * Where the holes read as zeros too (a guest whose free memory the host
+ * has all taken back: a deflated balloon, reporting), strays would give
+ * the host nothing either, and leave the balloon scattered: step 4 comes
+ * before them, and then a block made whatever its holes hold.
+ *
+ * Only size_work calls it, so the cursors and tallies need no lock.
  *
  * Return: the block's first page (order-0 pages, each holding one
  * reference, the balloon's), or NULL: fall back to 4 KiB strays.
@@ -397,13 +433,28 @@ struct page *gmb_take_block(struct gmb *vb, int nid, gfp_t gfp)
 		gmb_count(vb, GMB_C_CHUNK_BACKED, 1);
 		return head;
 	}
-	head = gmb_make_block(vb);
-	if (head || gmb_holes_left(vb))
-		return head;
-	head = gmb_take_any(vb, nid, gfp);
+	/* chunk_make_pages=0: strays at once, as the parameter says. */
+	if (!READ_ONCE(gmb_param_chunk_make_pages))
+		return NULL;
+	vb->holes_read = 0;
+	vb->holes_zero = 0;
+	vb->make_failed = false;
+	head = gmb_make_block(vb, false);
 	if (head)
+		return head;
+	/*
+	 * Strays only if making found nothing to make: a block it could not
+	 * take (alloc_contig_range() failed, e.g. pages still on per-CPU
+	 * lists right after a deflate) says nothing about the holes.
+	 */
+	if (!vb->make_failed && gmb_holes_left(vb) && gmb_holes_backed(vb))
+		return NULL;
+	head = gmb_take_any(vb, nid, gfp);
+	if (head) {
 		gmb_count(vb, GMB_C_CHUNK_UNBACKED, 1);
-	return head;
+		return head;
+	}
+	return gmb_make_block(vb, true);
 }
 
 int gmb_source_init(struct gmb *vb)

@@ -73,6 +73,21 @@ def frag_stop(g):
          "true")
 
 
+def touch_free(g, keep_mib=16):
+    """Write the guest's free memory once, all but keep_mib of what is
+    available, and free it again: a guest that ran for a while has no
+    memory it never wrote, and the host backs all of it.  A second frag,
+    beside the one frag_start() may hold."""
+    avail = g.meminfo()["MemAvailable"] // 1024
+    if avail <= keep_mib + 16:
+        return
+    g.sh("frag %d %d > /tmp/touch.out 2>&1 & pid=$!; "
+         "while ! grep -q 'FRAG ready' /tmp/touch.out; do "
+         "kill -0 $pid 2>/dev/null || { cat /tmp/touch.out; exit 1; }; "
+         "sleep 0.2; done; kill $pid; wait $pid; sleep 1; true"
+         % (avail - keep_mib, FRAG_KEEP_ALL), timeout=300)
+
+
 def scattered_inflate(g, inflate_mib, frag_mib=None, timeout=300,
                       stride=2):
     """Fragment free memory with `frag` (one page in every `stride`
@@ -81,10 +96,20 @@ def scattered_inflate(g, inflate_mib, frag_mib=None, timeout=300,
 
     Returns the balloon target in bytes.  Afterwards the balloon pages are
     spread over many pageblocks that are otherwise free: the state where
-    only migrating balloon pages can rebuild 2 MiB blocks."""
+    only migrating balloon pages can rebuild 2 MiB blocks.
+
+    With guestmm_balloon's chunks that takes two settings of the host-
+    return rule (modules/balloon/source.c) out of the way: the free memory
+    frag leaves is written once (touch_free()), so that the free 2 MiB
+    blocks hold data and count as backed (taken whole first, as a guest
+    that ran for a while has them), and chunk_make_pages is 0 during the
+    inflate, so that the balloon takes the holes as strays instead of
+    making blocks of them."""
     ram = g.mem * MIB
     if frag_mib is None:
         frag_mib = g.mem // 2
+    make = "/sys/module/guestmm_balloon/parameters/chunk_make_pages"
+    make_was = g.sh("cat %s 2>/dev/null || true" % make).strip()
     # Proactive compaction (kcompactd, every 500 ms while the node is
     # fragmented) would rebuild free 2 MiB blocks out of frag's holes
     # while the balloon inflates, more of them the slower the guest runs:
@@ -93,14 +118,19 @@ def scattered_inflate(g, inflate_mib, frag_mib=None, timeout=300,
     pro = "/proc/sys/vm/compaction_proactiveness"
     was = g.sh("cat %s" % pro).strip()
     g.sh("echo 0 > %s" % pro)
+    if make_was:
+        g.sh("echo 0 > %s" % make)
     try:
         frag_start(g, frag_mib, stride=stride, timeout=timeout)
+        touch_free(g)
         target = ram - inflate_mib * MIB
         g.balloon(target)
         g.wait_balloon(target, timeout=timeout)
         frag_stop(g)
     finally:
         g.sh("echo %s > %s" % (was, pro))
+        if make_was:
+            g.sh("echo %s > %s" % (make_was, make))
     return target
 
 

@@ -25,8 +25,10 @@ def run(g):
     assert boot_total - g.meminfo()["MemTotal"] == 200 * 1024
     vm1 = g.vmstat()
     # Freeze gave all 200 MiB back, restore took them again.
-    assert vm1["balloon_deflate"] - vm0["balloon_deflate"] == 200 * 256
-    assert vm1["balloon_inflate"] - vm0["balloon_inflate"] == 200 * 256
+    assert vm1["balloon_deflate"] - vm0["balloon_deflate"] == 200 * 256, (
+        vm0, vm1, g.sh("cat /sys/kernel/debug/guestmm_balloon/state"))
+    assert vm1["balloon_inflate"] - vm0["balloon_inflate"] == 200 * 256, (
+        vm0, vm1, g.sh("cat /sys/kernel/debug/guestmm_balloon/state"))
 
     # The device still works after restore.
     g.balloon(ram - 100 * MIB)

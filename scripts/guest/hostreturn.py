@@ -2,8 +2,8 @@
 """What the host gets back when it lowers the balloon target: QEMU's Rss
 and AnonHugePages (/proc/PID/smaps_rollup) before and after an inflate,
 in a guest prepared the same way for every driver.  Shared by
-tests/cases/balloon_host_return.py (which asserts) and
-bench/balloon_host_return.py (which measures).
+tests/cases/balloon_host_return*.py (which assert) and
+bench/balloon_host_return*.py (which measure, bench_spec()).
 
 The guest first touches nearly all of its free memory once and frees it,
 so the host backs it (with huge pages: QEMU madvises guest RAM).  Then:
@@ -17,8 +17,10 @@ the inflate: those blocks are then memory the host already has, and a
 balloon that takes them gives the host nothing."""
 import time
 
-from balloonlib import DBG, MIB, state
-from workloads import FRAG_KEEP_ALL, frag_start, frag_stop, free_huge_blocks
+from workloads import (FRAG_KEEP_ALL, MIB, cpu_ticks, frag_start, frag_stop,
+                       free_huge_blocks)
+
+DBG = "/sys/kernel/debug/guestmm_balloon"
 
 INFLATE_MIB = 256
 FRAG_MIB = 800
@@ -66,8 +68,9 @@ def guestmm_sources(g):
     """guestmm's page-source counters, or {} for another driver."""
     if "guestmm_balloon" not in g.sh("cat /proc/modules"):
         return {}
-    st = state(g)
-    return {k: st.get(k, 0) for k in SOURCES}
+    st = dict(line.split() for line in
+              g.sh("cat %s/state" % DBG).splitlines())
+    return {k: int(st.get(k, 0)) for k in SOURCES}
 
 
 def inflate(g, load, reporting, inflate_mib=INFLATE_MIB):
@@ -86,10 +89,12 @@ def inflate(g, load, reporting, inflate_mib=INFLATE_MIB):
         m0 = g.qemu_memory()
     free2m = free_huge_blocks(g)
     target = g.mem * MIB - inflate_mib * MIB
+    cpu0 = g.sh("head -1 /proc/stat")
     t0 = time.monotonic()
     g.balloon(target)
     g.wait_balloon(target, timeout=600, poll=0.05)
     secs = time.monotonic() - t0
+    cpu1 = g.sh("head -1 /proc/stat")
     if reporting:
         time.sleep(REPORT_WAIT_S)
         m1 = rss_settled(g)
@@ -102,6 +107,7 @@ def inflate(g, load, reporting, inflate_mib=INFLATE_MIB):
                rss_per_ballooned=rss / inflate_mib,
                thp_lost_per_freed=thp / rss if rss > 1 else 0.0,
                inflate_mib_s=inflate_mib / secs, free_2m_before=free2m,
+               guest_cpu_s=(cpu_ticks(cpu1)[0] - cpu_ticks(cpu0)[0]) / 100.0,
                rss_before_mib=m0["Rss"] / 1024.0,
                rss_after_mib=m1["Rss"] / 1024.0)
     res.update(guestmm_sources(g))
@@ -120,5 +126,51 @@ def show(tag, res):
     return res
 
 
+# ---- bench/balloon_host_return*.py: one cell of the matrix each ----
+
+METRICS = [
+    ("rss_per_ballooned", "host Rss freed per MiB ballooned", "higher"),
+    ("thp_lost_per_freed", "host THP MiB lost per MiB freed", "lower"),
+    ("inflate_mib_s", "inflate throughput, MiB/s", "higher"),
+    ("rss_freed_mib", "host Rss freed, MiB", "higher"),
+    ("thp_lost_mib", "host AnonHugePages lost, MiB", "lower"),
+    ("guest_cpu_s", "guest CPU busy during the inflate, s (both vCPUs)",
+     "lower"),
+    ("free_2m_before", "free 2 MiB blocks in the guest before the inflate",
+     "info"),
+    ("chunk_blocks_backed", "guestmm: free blocks the host backed", "info"),
+    ("chunk_blocks_made", "guestmm: blocks made", "info"),
+    ("chunk_make_moved", "guestmm: pages migrated to make them", "info"),
+    ("stray_inflated", "guestmm: 4 KiB strays", "info"),
+    ("chunk_blocks_unbacked", "guestmm: free blocks the host did not back",
+     "info"),
+]
+
+# Every driver is loaded after prepare(), as in the cases.
+DRIVERS = (("stock", "modprobe virtio_balloon", []),
+           ("guestmm", "modprobe guestmm_balloon", ["guestmm_balloon"]),
+           ("guestmm-chunk0", "modprobe guestmm_balloon chunk_order=0",
+            ["guestmm_balloon"]))
+
+
+def bench_spec(fragmented, reporting):
+    """(VARIANTS, METRICS, measure) of the cell {fragmented} x {reporting}:
+    stock (the baseline), guestmm's default and chunk_order=0, each in a
+    fresh 1 GiB guest."""
+    balloon = {"free-page-reporting": "on"} if reporting else {}
+    variants = [dict(name=name, load=load,
+                     guest=dict(mem=1024, smp=2, balloon=balloon, mods=[]),
+                     needs=needs)
+                for name, load, needs in DRIVERS]
+
+    def measure(g, variant):
+        prepare(g, fragmented)
+        res = inflate(g, variant["load"], reporting)
+        for k, _, _ in METRICS:
+            res.setdefault(k, 0)
+        return res
+    return variants, METRICS, measure
+
+
 __all__ = ["prepare", "inflate", "deflate_all", "show", "rss_settled",
-           "INFLATE_MIB", "FRAG_MIB", "DBG", "frag_stop"]
+           "bench_spec", "INFLATE_MIB", "FRAG_MIB", "DBG", "frag_stop"]
