@@ -243,10 +243,13 @@ void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head)
  * balloon_compaction.c, 6.1 and 6.12), with the block counts and the
  * filters added; it serves the balloon core's list too (chunk_order=0:
  * no block is tracked, nr_blks is 0).  The walk runs with interrupts
- * off, so it passes over at most GMB_DEQUEUE_SKIP_MAX pages (a node mask
- * on the OOM path, strays only for defrag, with many GiB ballooned) and
- * may return fewer than @n while more remain; callers take another turn.
- * Returns how many.  Called with balloon_lock.
+ * off, so with @strays_only it passes over at most GMB_DEQUEUE_SKIP_MAX
+ * pages of complete blocks, which it moves to the tail as it goes (a page
+ * of a complete block near the head is one gmb_chunk_block_to_tail()
+ * could not lock): it may return fewer than @n while strays remain, and
+ * the next call starts past those pages.  A @nodes walk (deflate on OOM
+ * on a NUMA guest) still visits the whole list.  Returns how many.
+ * Called with balloon_lock.
  */
 unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
 			       unsigned int n, bool strays_only,
@@ -256,21 +259,23 @@ unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
 	unsigned int done = 0, skipped = 0;
 	struct page *page, *tmp;
 	unsigned long flags;
+	LIST_HEAD(passed);
 
 	spin_lock_irqsave(&b->pages_lock, flags);
 	list_for_each_entry_safe(page, tmp, &b->pages, lru) {
 		if (done == n || skipped == GMB_DEQUEUE_SKIP_MAX)
 			break;
-		if ((strays_only && gmb_in_complete_block(vb, page)) ||
-		    (nodes && !node_isset(page_to_nid(page), *nodes))) {
+		if (strays_only && gmb_in_complete_block(vb, page)) {
+			/* Behind the strays, where it belongs. */
+			list_move_tail(&page->lru, &passed);
 			skipped++;
 			continue;
 		}
+		if (nodes && !node_isset(page_to_nid(page), *nodes))
+			continue;
 		/* Locked: compaction is looking at it; take another. */
-		if (!trylock_page(page)) {
-			skipped++;
+		if (!trylock_page(page))
 			continue;
-		}
 		if (gmb_in_complete_block(vb, page))
 			gmb_count(vb, GMB_C_CHUNK_BROKEN, 1);
 		list_move(&page->lru, pages);
@@ -280,6 +285,7 @@ unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
 		unlock_page(page);
 		done++;
 	}
+	list_splice_tail(&passed, &b->pages);
 	spin_unlock_irqrestore(&b->pages_lock, flags);
 	return done;
 }
