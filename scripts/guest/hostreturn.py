@@ -154,9 +154,13 @@ DRIVERS = (("stock", "modprobe virtio_balloon", []),
 
 
 def bench_spec(fragmented, reporting):
-    """(VARIANTS, METRICS, measure) of the cell {fragmented} x {reporting}:
-    stock (the baseline), guestmm's default and chunk_order=0, each in a
-    fresh 1 GiB guest."""
+    """(VARIANTS, METRICS, measure) of the cell {fragmented} x {reporting}
+    of bench/balloon_host_return*.py: a 256 MiB inflate, and the QEMU
+    process's Rss and AnonHugePages before and after it, for stock (the
+    baseline), guestmm's default (2 MiB chunks, the host-return rule of
+    modules/balloon/source.c) and chunk_order=0, each in a fresh 1 GiB
+    guest.  Goals: Rss freed per MiB ballooned at least stock's, host THP
+    lost at most 1.1 MiB per MiB freed, inflate at least 1.5x stock's."""
     balloon = {"free-page-reporting": "on"} if reporting else {}
     variants = [dict(name=name, load=load,
                      guest=dict(mem=1024, smp=2, balloon=balloon, mods=[]),
