@@ -33,8 +33,9 @@ def check(g, reporting):
     assert stock["rss_freed_mib"] > 128, stock
     assert gmm["rss_freed_mib"] >= 0.9 * stock["rss_freed_mib"], res
     assert gmm["thp_lost_mib"] <= 1.1 * gmm["rss_freed_mib"] + 2, res
-    # The balloon took no block the host had already given back.
-    assert gmm["chunk_blocks_unbacked"] == 0, gmm
+    # Blocks the host had already given back only where a step could take
+    # nothing better (a made block alloc_contig_range() failed twice).
+    assert gmm["chunk_blocks_unbacked"] <= 4, gmm
 
 
 def run(g):
