@@ -375,6 +375,7 @@ void gmb_defrag_exit(struct gmb *vb);
 /* source.c */
 int gmb_source_init(struct gmb *vb);
 void gmb_source_exit(struct gmb *vb);
+void gmb_source_idle(struct gmb *vb);
 bool gmb_block_ok(struct gmb *vb, unsigned long blk);
 unsigned int gmb_block_in_use(struct gmb *vb, unsigned long pfn);
 bool gmb_zone_fits(struct gmb *vb, struct zone *zone, unsigned int used);

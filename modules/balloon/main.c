@@ -314,6 +314,7 @@ static void gmb_size_work(struct work_struct *work)
 	if (!diff) {
 		vb->puff_delay_ms = 0;
 		gmb_reinflate_done(vb);
+		gmb_source_idle(vb);
 		/* New strays to gather, maybe: wake an idle defrag. */
 		gmb_defrag_start(vb);
 		return;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Where a chunk step's block comes from (chunk_order > 0, movable=1): the
- * host-return rule.
+ * Where a chunk step's block comes from (chunk_order > 0): the host-return
+ * rule.  (With movable=0 only step 4: pinned pages never migrate.)
  *
  * The host lowers the target to get memory back.  A balloon frame gives it
  * memory only if the host backs that frame now: one it never backed, or
@@ -455,6 +455,17 @@ struct page *gmb_take_block(struct gmb *vb, int nid, gfp_t gfp)
 		return head;
 	}
 	return gmb_make_block(vb, true);
+}
+
+/*
+ * The balloon reached the host's target.  A block read as zeros may be
+ * allocated, written and freed before a scan next sees it in use, so the
+ * next inflate starts with nothing remembered.  size_work only.
+ */
+void gmb_source_idle(struct gmb *vb)
+{
+	if (vb->blk_zero)
+		bitmap_zero(vb->blk_zero, vb->nr_blks);
 }
 
 int gmb_source_init(struct gmb *vb)
