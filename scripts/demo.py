@@ -61,11 +61,12 @@ def host_view(args, abi, kernel, initrd, logdir):
                     mem=args.mem, smp=2, balloon={}, mods=[])
     rows = []
     with g:
+        # Stock is not unloaded: on Debian's 6.12.95 its unbind oopses
+        # (docs/balloon.md, "Debian 6.12.95: virtio_pci crash").
         for name, load, unload in (
                 ("guestmm_balloon", "modprobe guestmm_balloon",
                  "rmmod guestmm_balloon"),
-                ("stock virtio_balloon", "modprobe virtio_balloon",
-                 "rmmod virtio_balloon")):
+                ("stock virtio_balloon", "modprobe virtio_balloon", "")):
             hostreturn.prepare(g, fragmented=True)
             res = hostreturn.inflate(g, load, reporting=False)
             hostreturn.frag_stop(g)
@@ -73,7 +74,8 @@ def host_view(args, abi, kernel, initrd, logdir):
             ok = (order9_successes(g) if has_module(abi, "guestmm_highalloc")
                   else None)
             hostreturn.deflate_all(g)
-            g.sh(unload)
+            if unload:
+                g.sh(unload)
             rows.append((name, res, ok))
         problems = g.problems()
     say("   %-22s %16s %16s %9s %14s" % ("driver", "host Rss freed",

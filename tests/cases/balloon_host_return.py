@@ -27,7 +27,11 @@ def check(g, reporting):
                          inflate(g, load, reporting))
         deflate_all(g)
         frag_stop(g)
-        g.sh(unload)
+        # Stock stays: on Debian's 6.12.95 its unbind oopses with
+        # reporting and no hinting queue (docs/balloon.md, "Debian
+        # 6.12.95: virtio_pci crash").
+        if name != DRIVERS[-1][0]:
+            g.sh(unload)
     stock, gmm = res["stock"], res["guestmm"]
     # Stock's figure is the floor: it takes 4 KiB holes the host backs.
     assert stock["rss_freed_mib"] > 128, stock
