@@ -1,5 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Live migration of a ballooned, busy guest to a second QEMU: on the destination no page of a 200 MiB pattern is lost, the balloon is exactly at its target, the host backs no balloon page and every used one, and a full deflate works (guestmm default, chunk_order=0, free page hinting; stock virtio_balloon as the control)."""
+"""Live migration of a ballooned, busy guest to a second QEMU: on the destination no page of a 200 MiB pattern (nor of 100 MiB written during the migration) is lost, the balloon is exactly at its target, the host backs every used page and no balloon page but those taken during the migration, and a full deflate works (guestmm default, chunk_order=0, free page hinting; stock virtio_balloon as the control).
+
+Only on guests whose RAM is not a multiple of 256 KiB (1 GiB + 8 KiB):
+this machine's QEMU 7.2 under TCG loses guest writes when it migrates
+such RAM, with or without a balloon, on one TCG thread or several
+(docs/balloon.md, "Live migration"; Guest.migrate() refuses it)."""
 import os
 
 import migration
@@ -37,6 +42,8 @@ def one(g, v, migrations):
     for n in range(migrations):
         label = "%s_%d" % (v["name"], n + 1)
         mig, target = migration.migrate_busy(g, target, label=label)
+        # The compactions began while the source still ran.
+        assert mig["compactions_on_source"] >= 1, mig
         migration.check(g, target, mig, label=label)
         if n + 1 < migrations:
             # Back to the variant's starting point for the next one.

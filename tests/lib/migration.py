@@ -7,11 +7,11 @@ prepare(): a process holds PATTERN_MIB of anonymous memory with a
 pattern it rewrites while it holds it (tests/progs/pattern), `frag`
 scatters FRAG_MIB (one page in two freed) and the balloon inflates by
 INFLATE_MIB into the holes (workloads.scattered_inflate).
-migrate_busy(): the guest runs compact_memory COMPACTIONS times and the
-host lowers the target by MORE_MIB while the migration runs.  check():
-on the destination, every page of the pattern, the balloon exactly at
-its target, the host's residency, then a full deflate and all of it
-again."""
+migrate_busy(): while the migration runs, the guest runs compact_memory
+COMPACTIONS times and a second pattern of LATE_MIB fills its pages, and
+the host lowers the target by MORE_MIB.  check(): on the destination,
+every page of both patterns, the balloon exactly at its target, the
+host's residency, then a full deflate and all of it again."""
 import os
 import re
 import time
@@ -21,6 +21,7 @@ from balloonlib import MIB, settled_state
 from workloads import scattered_inflate
 
 PATTERN_MIB = 200
+LATE_MIB = 100          # a second pattern, written while the migration runs
 FRAG_MIB = 300
 INFLATE_MIB = 256
 MORE_MIB = 64
@@ -52,39 +53,50 @@ def settle(g, target):
             time.sleep(0.2)
 
 
-def prepare(g, load, dirty=True):
+def start_pattern(g, mib, name="pattern", delay=0):
+    """Start `pattern MIB` (rewriting its pages) in the background, its
+    output in /tmp/NAME.out, its pid in /tmp/NAME.pid, after delay
+    seconds."""
+    g.sh("(sleep %s; exec pattern %d /tmp/%s.out dirty) >/dev/null 2>&1 & "
+         "echo $! > /tmp/%s.pid" % (delay, mib, name, name))
+
+
+def wait_pattern(g, name="pattern"):
+    deadline = time.monotonic() + 120
+    while "PATTERN ready" not in g.sh("cat /tmp/%s.out 2>/dev/null; true"
+                                      % name):
+        assert time.monotonic() < deadline, "%s did not get ready" % name
+        time.sleep(0.5)
+
+
+def prepare(g, load):
     """Load the balloon driver (load: a shell command), start the
     pattern, scatter the balloon; returns the target in bytes."""
     g.sh(load)
-    g.sh("pattern %d /tmp/pattern.out %s >/dev/null 2>&1 & "
-         "echo $! > /tmp/pattern.pid" % (PATTERN_MIB, "dirty" if dirty
-                                          else ""))
-    deadline = time.monotonic() + 120
-    while "PATTERN ready" not in g.sh("cat /tmp/pattern.out 2>/dev/null; "
-                                      "true"):
-        assert time.monotonic() < deadline, "pattern did not get ready"
-        time.sleep(0.5)
+    start_pattern(g, PATTERN_MIB)
+    wait_pattern(g)
     target = scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
     settle(g, target)
     return target
 
 
-def verify_pattern(g, label):
-    """Have the pattern process check every page; return its counts."""
-    n = g.sh("grep -c 'PATTERN verify' /tmp/pattern.out; true").strip()
-    g.sh("kill -USR1 $(cat /tmp/pattern.pid)")
+def verify_pattern(g, label, name="pattern"):
+    """Have a pattern process check every page; return its counts."""
+    out_file = "/tmp/%s.out" % name
+    n = g.sh("grep -c 'PATTERN verify' %s; true" % out_file).strip()
+    g.sh("kill -USR1 $(cat /tmp/%s.pid)" % name)
     deadline = time.monotonic() + 120
     while True:
-        out = g.sh("cat /tmp/pattern.out")
+        out = g.sh("cat %s" % out_file)
         done = re.findall(r"^PATTERN verify (.*)$", out, re.M)
         if len(done) > int(n or 0):
             break
-        assert time.monotonic() < deadline, "pattern did not verify"
+        assert time.monotonic() < deadline, "%s did not verify" % name
         time.sleep(0.5)
     res = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", done[-1])}
-    print("KEY migration %s pattern %s" % (label, done[-1]))
+    print("KEY migration %s %s %s" % (label, name, done[-1]))
     bad = [l for l in out.splitlines() if l.startswith("PATTERN bad")]
-    assert res["bad"] == 0, (label, res, bad[:32])
+    assert res["bad"] == 0, (label, name, res, bad[:32])
     return res
 
 
@@ -93,12 +105,17 @@ def compactions_in(text):
 
 
 def migrate_busy(g, target, label="migrated", bandwidth=BANDWIDTH,
-                 compactions=COMPACTIONS, more_mib=MORE_MIB):
-    """Migrate while the guest compacts and the host lowers the target by
-    more_mib; returns (the migration's figures, the new target).  The
-    compactions start in the background just before the migration (a
-    command must not be in flight across it) and mark the console, so
-    the source's console shows how many began before the switch."""
+                 compactions=COMPACTIONS, more_mib=MORE_MIB,
+                 late_mib=LATE_MIB):
+    """Migrate while the guest compacts, a second pattern of late_mib
+    fills its pages, and the host lowers the target by more_mib; returns
+    (the migration's figures, the new target).  The guest's work starts
+    in the background just before the migration (a command must not be
+    in flight across it); the compactions mark the console, so the
+    source's console shows how many began before the switch.  check()
+    verifies the late pattern and ends it."""
+    if late_mib:
+        start_pattern(g, late_mib, name="late", delay=0.5)
     if compactions:
         g.sh("rm -f /tmp/compact.done; (for i in $(seq %d); do "
              "echo \"@@compact $i $(cut -d' ' -f1 /proc/uptime)\" "
@@ -116,6 +133,8 @@ def migrate_busy(g, target, label="migrated", bandwidth=BANDWIDTH,
     # balloon took there since count too.
     mig["balloon_entered"] = balloon_entered(g) - entered0
     on_source = compactions_in(g.console_before[len(before):])
+    if late_mib:
+        wait_pattern(g, "late")
     if compactions:
         deadline = time.monotonic() + 300
         while True:
@@ -153,6 +172,9 @@ def check(g, target, mig, label="destination", host=True):
     if host:
         assert res["balloon"] == (g.ram_bytes() - target) // PAGE, res
     verify_pattern(g, label)
+    late = g.sh("test -e /tmp/late.pid && echo yes; true").strip() == "yes"
+    if late:
+        verify_pattern(g, label, name="late")
     ram = g.ram_bytes()
     g.balloon(ram)
     settle(g, ram)
@@ -160,12 +182,15 @@ def check(g, target, mig, label="destination", host=True):
         after = residency.check(g, label + "_deflated")
         assert after["balloon"] == 0, after
     verify_pattern(g, label + "_deflated")
+    if late:
+        verify_pattern(g, label + "_deflated", name="late")
+        stop_pattern(g, "late")
     return res
 
 
-def stop_pattern(g):
-    g.sh("kill $(cat /tmp/pattern.pid); wait $(cat /tmp/pattern.pid) "
-         "2>/dev/null; true")
+def stop_pattern(g, name="pattern"):
+    g.sh("kill $(cat /tmp/{0}.pid); wait $(cat /tmp/{0}.pid) 2>/dev/null; "
+         "rm -f /tmp/{0}.pid /tmp/{0}.out; true".format(name))
 
 
 def boot_like(g, name, balloon=None, objects=None):
