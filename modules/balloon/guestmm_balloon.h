@@ -269,6 +269,9 @@ struct gmb {
 	unsigned long holes_zero;
 	/* The last step-2 scan found blocks but could not take them. */
 	bool make_failed;
+	/* Steps left before a fruitless step-1 or step-2 scan is redone. */
+	unsigned int backed_rest;
+	unsigned int make_rest;
 
 	/*
 	 * NUMA (numa.c): per-node counts, nr_node_ids of them; inflation's

@@ -53,6 +53,8 @@
 #define GMB_TAKE_TRIES		2
 /* Step 2: blocks compared for the fewest pages in use. */
 #define GMB_MAKE_CANDIDATES	8
+/* Steps a fruitless scan of every block is not repeated for. */
+#define GMB_SCAN_REST		16
 /* Holes a zone keeps beyond what a made block migrates into them. */
 #define GMB_HOLES_SLACK		512
 
@@ -198,12 +200,14 @@ static bool gmb_block_written(struct gmb *vb, unsigned long pfn)
  * estimate of its free pages that read as zeros (the host does not back
  * them, so ballooning them gives it nothing): every GMB_SAMPLE_STRIDE-th
  * free page is read, at most 32 reads a block.  UINT_MAX when more than
- * half of the pages read were zeros, unless @any_holes.  The reads are
+ * @max_used pages are in use, or more than half of the pages read were
+ * zeros, unless @any_holes.  The reads are
  * added to vb->holes_read and vb->holes_zero: whether strays, taken from
  * the same holes, would give the host anything.
  */
 static unsigned int gmb_block_cost(struct gmb *vb, unsigned long pfn,
-				   bool any_holes, unsigned int *used)
+				   bool any_holes, unsigned int max_used,
+				   unsigned int *used)
 {
 	unsigned long end = pfn + gmb_blk_pages(vb), run, i;
 	unsigned int free = 0, read = 0, zeros = 0, order;
@@ -214,7 +218,8 @@ static unsigned int gmb_block_cost(struct gmb *vb, unsigned long pfn,
 		page = pfn_to_page(pfn);
 		order = PageBuddy(page) ? READ_ONCE(page_private(page)) : 0;
 		if (!PageBuddy(page) || order >= vb->chunk_order) {
-			(*used)++;
+			if (++(*used) > max_used)
+				return UINT_MAX;
 			pfn++;
 			continue;
 		}
@@ -309,6 +314,7 @@ static struct page *gmb_make_block(struct gmb *vb, bool any_holes)
 	unsigned long i, blk, pfn, best;
 	struct page *head;
 	struct zone *zone;
+	bool reported;
 
 	if (!max_used)
 		return NULL;
@@ -327,9 +333,12 @@ static struct page *gmb_make_block(struct gmb *vb, bool any_holes)
 			zone = page_zone(pfn_to_page(pfn));
 			if (!gmb_zone_spare(vb, zone))
 				continue;
-			cost = gmb_block_cost(vb, pfn, any_holes, &used);
-			if (cost == UINT_MAX || used > max_used ||
-			    !gmb_zone_fits(vb, zone, used))
+			/* A whole free block is step 1's or step 4's. */
+			if (gmb_block_free(vb, pfn, &reported))
+				continue;
+			cost = gmb_block_cost(vb, pfn, any_holes, max_used,
+					      &used);
+			if (cost == UINT_MAX || !gmb_zone_fits(vb, zone, used))
 				continue;
 			found++;
 			if (cost < best_cost) {
@@ -426,22 +435,39 @@ struct page *gmb_take_block(struct gmb *vb, int nid, gfp_t gfp)
 			gmb_count(vb, GMB_C_CHUNK_UNBACKED, 1);
 		return head;
 	}
-	head = gmb_take_backed(vb, nid);
-	if (!head && nid != NUMA_NO_NODE)
-		head = gmb_take_backed(vb, NUMA_NO_NODE);
-	if (head) {
-		gmb_count(vb, GMB_C_CHUNK_BACKED, 1);
-		return head;
+	/*
+	 * A scan of every block that found nothing is not repeated for the
+	 * next GMB_SCAN_REST steps: with nothing to take or make (a guest
+	 * whose free memory is all reported), it would cost each step a walk
+	 * of every struct page in use.
+	 */
+	if (vb->backed_rest) {
+		vb->backed_rest--;
+	} else {
+		head = gmb_take_backed(vb, nid);
+		if (!head && nid != NUMA_NO_NODE)
+			head = gmb_take_backed(vb, NUMA_NO_NODE);
+		if (head) {
+			gmb_count(vb, GMB_C_CHUNK_BACKED, 1);
+			return head;
+		}
+		vb->backed_rest = GMB_SCAN_REST;
 	}
 	/* chunk_make_pages=0: strays at once, as the parameter says. */
 	if (!READ_ONCE(gmb_param_chunk_make_pages))
 		return NULL;
-	vb->holes_read = 0;
-	vb->holes_zero = 0;
-	vb->make_failed = false;
-	head = gmb_make_block(vb, false);
-	if (head)
-		return head;
+	if (vb->make_rest) {
+		vb->make_rest--;
+	} else {
+		vb->holes_read = 0;
+		vb->holes_zero = 0;
+		vb->make_failed = false;
+		head = gmb_make_block(vb, false);
+		if (head)
+			return head;
+		if (!vb->make_failed)
+			vb->make_rest = GMB_SCAN_REST;
+	}
 	/*
 	 * Strays only if making found nothing to make: a block it could not
 	 * take (alloc_contig_range() failed, e.g. pages still on per-CPU
@@ -459,11 +485,14 @@ struct page *gmb_take_block(struct gmb *vb, int nid, gfp_t gfp)
 
 /*
  * The balloon reached the host's target.  A block read as zeros may be
- * allocated, written and freed before a scan next sees it in use, so the
- * next inflate starts with nothing remembered.  size_work only.
+ * allocated, written and freed before a scan next sees it in use, and a
+ * scan that found nothing says nothing about the next inflate, so that
+ * starts with nothing remembered.  size_work only.
  */
 void gmb_source_idle(struct gmb *vb)
 {
+	vb->backed_rest = 0;
+	vb->make_rest = 0;
 	if (vb->blk_zero)
 		bitmap_zero(vb->blk_zero, vb->nr_blks);
 }
