@@ -118,13 +118,21 @@ def pfns_of(bits, limit=8):
     return out
 
 
-def compare(g):
-    """One snapshot: the guest's bitmaps, then QEMU's page table."""
+def compare(g, twice=False):
+    """One snapshot: the guest's bitmaps, then QEMU's page table.  With
+    twice, the guest's bitmaps are read again after the page table, and
+    only pages that were balloon pages (or in use) in both reads count:
+    a page the balloon takes or gives back between the reads (defrag
+    making a block) is in neither state throughout."""
     ram_pages = g.ram_bytes() // PAGE
     pid = g.proc.pid
     base = guest_ram_base(pid, ram_pages * PAGE)
     _, offline, used = guest_bitmaps(g)
     entries = pagemap(pid, base, ram_pages)
+    if twice:
+        _, offline2, used2 = guest_bitmaps(g)
+        offline &= offline2
+        used &= used2
     backed = host_backed(entries)
     zero = host_zero(entries)
     mask = (1 << ram_pages) - 1
@@ -146,7 +154,7 @@ def compare(g):
     return res, bad_balloon, bad_used
 
 
-def check(g, label, tries=3, balloon_backed_max=0):
+def check(g, label, tries=3, balloon_backed_max=0, twice=False):
     """Compare the guest's balloon and used pages with what QEMU backs.
     Returns the counts; asserts none of the balloon pages is backed (at
     most balloon_backed_max: a migration's destination keeps what the
@@ -154,11 +162,12 @@ def check(g, label, tries=3, balloon_backed_max=0):
     ones are.  The two reads are not atomic: a balloon that is busy
     (background defrag, the default since round 9) can move a page
     between them, so a mismatch is read again, a second apart, and only
-    one that stays is an error."""
+    one that stays is an error.  A balloon that keeps moving pages (a
+    migration's destination) needs twice (compare())."""
     assert not g.host_thp, "residency.check needs GUEST host_thp=False"
     t0 = time.monotonic()
     for attempt in range(1, tries + 1):
-        res, bad_balloon, bad_used = compare(g)
+        res, bad_balloon, bad_used = compare(g, twice)
         if bin(bad_balloon).count("1") <= balloon_backed_max and \
                 not bad_used:
             bad_balloon = 0
