@@ -37,7 +37,7 @@ def has_module(abi, name):
 
 
 HIGHALLOC = "/sys/kernel/debug/guestmm_highalloc/alloc"
-HIGHALLOC_TRIES = 100
+HIGHALLOC_TRIES = 300
 
 
 def order9_successes(g):
