@@ -160,9 +160,12 @@ def main():
         if driver == "guestmm_balloon":
             st = dict(line.split() for line in g.sh(
                 "cat %s/state" % hostreturn.DBG).splitlines())
-            why = (" (background defrag had gathered the balloon's strays "
-                   "into %s complete blocks already: compaction leaves "
-                   "those alone)" % st.get("complete_blocks", "?"))
+            why = (" (the balloon holds %s complete 2 MiB blocks, %s of "
+                   "them gathered from strays by background defrag, and "
+                   "%s strays: compaction leaves complete blocks alone)" %
+                   (st.get("complete_blocks", "?"),
+                    st.get("defrag_blocks", "?"),
+                    st.get("stray_pages", "?")))
         say("   => %d balloon pages migrated by compaction%s" %
             (d["balloon_migrate"], "" if d["balloon_migrate"] else why))
 
