@@ -258,8 +258,8 @@ class Guest:
             argv, stdin=subprocess.DEVNULL, stdout=self.qemu_log,
             stderr=subprocess.STDOUT,
             preexec_fn=None if self.host_thp else no_host_thp)
-        self.qmp = QMP(os.path.join(self.tmp, "qmp.sock"))
-        self.connect_ctl(os.path.join(self.tmp, "ctl.sock"))
+        self.qmp = QMP(os.path.join(self.sockdir, "qmp.sock"))
+        self.connect_ctl(os.path.join(self.sockdir, "ctl.sock"))
         self.wait_ready()
         return self
 
@@ -336,6 +336,7 @@ class Guest:
         self.rbuf = b""
         shutil.rmtree(self.tmp, ignore_errors=True)
         self.tmp = tempfile.mkdtemp(prefix="guestmm.")
+        self.sockdir = self.tmp
 
     def __enter__(self):
         return self.start()
