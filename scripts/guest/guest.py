@@ -154,8 +154,7 @@ class Guest:
         os.makedirs(logdir, exist_ok=True)
         self.console = os.path.join(logdir, "console.log")
         self.console_before = ""    # earlier boots' console (power_cycle)
-        self.tmp = tempfile.mkdtemp(prefix="guestmm.")
-        self.sockdir = self.tmp     # a migration's destination has its own
+        self.fresh_tmp()
         self.migrations = []        # migrate()'s figures, one per migration
 
     # ---- life cycle -------------------------------------------------
@@ -335,6 +334,12 @@ class Guest:
         self.ctl = self.qmp = None
         self.rbuf = b""
         shutil.rmtree(self.tmp, ignore_errors=True)
+        self.fresh_tmp()
+
+    def fresh_tmp(self):
+        """A new temporary directory for QEMU's sockets and disks, at
+        construction and after shutdown(); sockdir, where start() puts
+        QMP and ttyS1, is in it (a migration's destination has its own)."""
         self.tmp = tempfile.mkdtemp(prefix="guestmm.")
         self.sockdir = self.tmp
 

@@ -66,3 +66,20 @@ def test_module_closure_skips_builtin_modules():
         order = mkinitramfs.module_closure(d, ["virtio_pci",
                                                "virtio_balloon"])
         assert order == ["kernel/a/virtio_balloon.ko.xz"]
+
+
+def test_power_cycle_puts_sockets_in_the_new_tmp():
+    """After shutdown() the next start() binds QMP and ttyS1 in the fresh
+    temporary directory: the command line and start()'s paths agree."""
+    with tempfile.TemporaryDirectory() as logdir:
+        g = guest.Guest("vmlinuz", "initrd", logdir)
+        old = g.tmp
+        g.fresh_tmp()
+        try:
+            argv = " ".join(g.qemu_argv())
+            assert g.sockdir == g.tmp != old
+            assert "path=%s/ctl.sock" % g.tmp in argv, argv
+            assert "unix:%s/qmp.sock" % g.tmp in argv, argv
+        finally:
+            os.rmdir(old)
+            os.rmdir(g.tmp)
