@@ -42,13 +42,23 @@ def run(g):
     g.sh("modprobe guestmm_balloon report_delay_ms=12000")
     assert "delay 12000 ms" in g.sh("dmesg | grep 'reporting enabled' | tail -1")
     frag_start(g, 300, stride=FRAG_KEEP_ALL)
-    # A round already held back (frees of the set-up) would report the
-    # new pages with it, early: start from a quiet moment.
-    deadline = time.monotonic() + 60
+    # A round already held back (registration's pass over all free
+    # memory, the frees of the set-up) would report the new pages with
+    # it, early: start from a quiet moment, no hold pending and no pass
+    # running.  report_hold_ms reads 0 once a hold has expired, while
+    # the held pass may still be reporting (under TCG it takes seconds),
+    # so the count of reported pages must also stand still.
+    deadline = time.monotonic() + 90
+    prev = None
     while time.monotonic() < deadline:
         time.sleep(3)
-        if "report_hold_ms 0\n" in g.sh("cat %s/state" % DBG):
+        st = g.sh("cat %s/state; cat %s/reported_pages" % (DBG, DBG))
+        now = st.split()[-1]
+        if "report_hold_ms 0\n" in st and now == prev:
             break
+        prev = now
+    else:
+        raise AssertionError("reporting never went quiet: %s" % st)
     rep0 = int(g.sh("cat %s/reported_pages" % DBG))
     g.sh("kill $(cat /tmp/frag.pid); wait $(cat /tmp/frag.pid) 2>/dev/null;"
          " true")
