@@ -9,8 +9,8 @@ are refused and change nothing."""
 import time
 
 from balloonlib import DBG, MIB, block_counts, settled_state, state
-from residency import check
 
+import integrity
 import workloads
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[], host_thp=False)
@@ -34,6 +34,7 @@ def refused(g, cmd):
 def run(g):
     g.sh("modprobe guestmm_balloon chunk_order=9 defrag_interval_ms=0 "
          "defrag_min_pages=128")
+    integrity.hold(g)
     target = workloads.scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
     st0, b0 = state(g), block_counts(g)
     print("KEY defrag before complete_blocks=%d stray_pages=%d "
@@ -120,7 +121,7 @@ def run(g):
     assert drained[len(drained) // 2] <= kept[len(kept) // 2], (drained,
                                                                 kept)
     # And the host backs none of the balloon's pages, all of the guest's.
-    check(g, "defrag")
+    integrity.settled(g, "defrag")
 
     # Background: runs come and complete blocks, then stop when set to 0.
     g.sh("echo 50 > %s/defrag_budget_ms; echo 200 > %s/defrag_interval_ms"
@@ -156,6 +157,8 @@ def run(g):
     g.sh("rmmod guestmm_balloon")
 
     default_mode(g)
+    integrity.verify_pattern(g, "end")
+    integrity.stop_pattern(g)
 
 
 def default_mode(g):
@@ -192,7 +195,7 @@ def default_mode(g):
               st0["stray_pages"], st["stray_pages"]))
     settled_state(g, st0["num_pages"])
     assert g.query_balloon() == target, st
-    check(g, "default")
+    integrity.settled(g, "default")
     g.balloon(g.mem * MIB)
     g.wait_balloon(g.mem * MIB, timeout=300)
     g.sh("rmmod guestmm_balloon")

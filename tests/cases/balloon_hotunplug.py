@@ -7,6 +7,7 @@ unplugs (QMP device_del, the guest's ACPI eject)."""
 import time
 
 from balloonlib import MIB, block_counts, state
+import integrity
 from residency import check
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=[], dimms=[512],
@@ -53,6 +54,9 @@ def run(g):
     # mismatch that first turned it off was the host's khugepaged
     # (tests/lib/residency.py).
     g.sh("modprobe guestmm_balloon chunk_order=9 defrag_interval_ms=0")
+    # Movable allocations fill ZONE_MOVABLE first: the pattern's pages
+    # are in the DIMM, and offlining migrates them with the balloon's.
+    integrity.hold(g)
     total = g.query_balloon()
     target = total - INFLATE_MIB * MIB
     g.balloon(target)
@@ -93,6 +97,7 @@ def run(g):
     # The pages that left the DIMM are balloon pages in base RAM now: the
     # host must not back them.
     res = check(g, "offlined")
+    integrity.verify_pattern(g, "offlined")
     assert res["balloon"] == st1["num_pages"], (res, st1)
 
     # The DIMM goes: the guest ejects the offline memory.
@@ -108,3 +113,5 @@ def run(g):
     g.balloon(total)
     g.wait_balloon(total - (end - first) * 4096, timeout=300)
     g.sh("rmmod guestmm_balloon")
+    integrity.settled(g, "ejected")
+    integrity.stop_pattern(g)

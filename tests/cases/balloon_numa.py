@@ -6,6 +6,7 @@ numa_inflate's weights say, switched at run time; bad values are refused
 and change nothing; and deflation on OOM gives back the pages of the node
 that ran out: a tmpfs bound to node 1 grows past node 1's free memory
 without an OOM kill, and node 0 gets none of the pages back."""
+import integrity
 from balloonlib import DBG, MIB
 
 GUEST = dict(mem=1024, smp=2, numa=2, balloon={"deflate-on-oom": "on"},
@@ -65,8 +66,11 @@ def assert_share(got, want_weights, label):
 
 def run(g):
     # 4 KiB pages (the balloon core's list), then 2 MiB chunks (ours).
+    integrity.hold(g, 32)
     for params in ("", "chunk_order=9"):
         one(g, params)
+        integrity.verify_pattern(g, params or "4k")
+    integrity.stop_pattern(g)
 
 
 def one(g, params):

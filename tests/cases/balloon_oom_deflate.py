@@ -1,15 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """guestmm_balloon deflate-on-oom: with 700 MiB inflated, a process allocating past free memory survives, nothing is OOM-killed, and the balloon shrinks."""
+import integrity
 from balloonlib import MIB, state
 from workloads import FRAG_KEEP_ALL, frag_start
 
-GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"}, mods=[])
-
-
+GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"}, mods=[],
+             host_thp=False)
 LIGHT = True
+
+
 def run(g):
     ram = g.mem * MIB
     g.sh("modprobe guestmm_balloon")
+    integrity.hold(g)
     boot_total = g.meminfo()["MemTotal"]
     assert state(g)["adjust_managed"] == 0
 
@@ -36,9 +39,12 @@ def run(g):
     # The host was told: its view of the balloon shrank accordingly.
     assert ram - actual == st["num_pages"] * 4096, (actual, st)
     assert ram - actual < 700 * MIB - 100 * MIB, actual
+    integrity.verify_pattern(g, "oom_deflated")
 
     g.sh("kill $(cat /tmp/frag.pid)")
     g.balloon(ram)
     g.wait_balloon(ram)
     g.sh("rmmod guestmm_balloon")
+    integrity.settled(g, "unloaded")
+    integrity.stop_pattern(g)
     assert g.meminfo()["MemTotal"] == boot_total

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""guestmm_balloon under load: inflate/deflate cycles and rmmod while compaction keeps migrating balloon pages; no page lost, no kernel warning."""
+"""guestmm_balloon under load: inflate/deflate cycles and rmmod while compaction keeps migrating balloon pages; no page lost (a 64 MiB pattern checked page by page, the host's residency at every settled target), no kernel warning."""
+import integrity
 from workloads import frag_start
 
-GUEST = dict(mem=1024, smp=2, balloon={}, mods=[])
+GUEST = dict(mem=1024, smp=2, balloon={}, mods=[], host_thp=False)
 TIMEOUT = 900
 LIGHT = True
 
@@ -19,6 +20,7 @@ def run(g):
     g.sh(LOAD)
     boot_total = g.meminfo()["MemTotal"]
     vm0 = g.vmstat()
+    integrity.hold(g)
     frag_start(g, FRAG_MIB)
     g.sh("(while :; do echo 1 > /proc/sys/vm/compact_memory; done) "
          ">/dev/null 2>&1 & echo $! > /tmp/compact.pid")
@@ -26,6 +28,7 @@ def run(g):
     for mib in (100, 300, 50, 250, 0, 200):
         g.balloon(ram - mib * MIB)
         g.wait_balloon(ram - mib * MIB, timeout=300)
+        integrity.settled(g, "target_%d" % mib)
         if mib == 250:
             # Free the filler mid-run so compaction has room to work.
             g.sh("kill $(cat /tmp/frag.pid)")
@@ -33,6 +36,8 @@ def run(g):
     # Unload with 200 MiB inflated while compaction is still running.
     g.sh("rmmod guestmm_balloon", timeout=300)
     g.sh("kill $(cat /tmp/compact.pid); sleep 2")
+    integrity.settled(g, "unloaded")
+    integrity.stop_pattern(g)
     vm1 = g.vmstat()
     infl = vm1["balloon_inflate"] - vm0["balloon_inflate"]
     defl = vm1["balloon_deflate"] - vm0["balloon_deflate"]

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Reliability: a QMP storm of random balloon targets (above RAM, 0, below the floor, rapid reversals) against a memory hog with deflate-on-oom; the guest keeps answering and host and guest accounting agree exactly at the end (GUESTMM_SOAK=1: 10 minutes)."""
+"""Reliability: a QMP storm of random balloon targets (above RAM, 0, below the floor, rapid reversals) against a memory hog with deflate-on-oom; the guest keeps answering, host and guest accounting agree exactly at the end, and no page is lost (a 64 MiB pattern, the host's residency at the final target) (GUESTMM_SOAK=1: 10 minutes)."""
 import os
 import random
 import time
 
+import integrity
 import workloads
 from qmp import QMPError
 
@@ -12,7 +13,7 @@ SOAK = os.environ.get("GUESTMM_SOAK") == "1"
 STORM_S = 600 if SOAK else 40
 HEARTBEAT_S = 5          # the guest must answer within this, every round
 GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"},
-             mods=["guestmm_balloon"])
+             mods=["guestmm_balloon"], host_thp=False)
 TIMEOUT = STORM_S + 300
 
 DBG = "/sys/kernel/debug/guestmm_balloon"
@@ -39,6 +40,7 @@ def run(g):
     ram = g.mem * MIB
     boot_total = g.meminfo()["MemTotal"]
     g.sh("echo -1000 > /proc/1/oom_score_adj; true")
+    integrity.hold(g)
     g.sh(HOG)
     kinds = dict(rand=0, above_ram=0, zero=0, zero_refused=0, floor=0,
                  reversal=0)
@@ -110,6 +112,8 @@ def run(g):
     # deflate-on-oom: inflated pages stay in MemTotal (adjust_managed=0).
     assert st["adjust_managed"] == 0 and total == boot_total, \
         (st["adjust_managed"], total, boot_total)
+    integrity.settled(g, "final")
+    integrity.stop_pattern(g)
     busy = cpu_busy(g)
     # The driver must not spin once it reached the target.
     assert busy < 0.5, busy

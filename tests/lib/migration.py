@@ -17,6 +17,8 @@ import re
 import time
 
 import residency
+from integrity import (start_pattern, stop_pattern, verify_pattern,
+                       wait_pattern)
 from balloonlib import MIB, settled_state
 from workloads import scattered_inflate
 
@@ -53,21 +55,8 @@ def settle(g, target):
             time.sleep(0.2)
 
 
-def start_pattern(g, mib, name="pattern", delay=0):
-    """Start `pattern MIB` in the background, its output in /tmp/NAME.out,
-    its pid in /tmp/NAME.pid, after delay seconds.  Its pages are written
-    once and never again (not `dirty`): a page rewritten round-robin would
-    hide a loss older than one round by the time it is verified."""
-    g.sh("(sleep %s; exec pattern %d /tmp/%s.out) >/dev/null 2>&1 & "
-         "echo $! > /tmp/%s.pid" % (delay, mib, name, name))
 
 
-def wait_pattern(g, name="pattern"):
-    deadline = time.monotonic() + 120
-    while "PATTERN ready" not in g.sh("cat /tmp/%s.out 2>/dev/null; true"
-                                      % name):
-        assert time.monotonic() < deadline, "%s did not get ready" % name
-        time.sleep(0.5)
 
 
 def prepare(g, load):
@@ -81,24 +70,6 @@ def prepare(g, load):
     return target
 
 
-def verify_pattern(g, label, name="pattern"):
-    """Have a pattern process check every page; return its counts."""
-    out_file = "/tmp/%s.out" % name
-    n = g.sh("grep -c 'PATTERN verify' %s; true" % out_file).strip()
-    g.sh("kill -USR1 $(cat /tmp/%s.pid)" % name)
-    deadline = time.monotonic() + 120
-    while True:
-        out = g.sh("cat %s" % out_file)
-        done = re.findall(r"^PATTERN verify (.*)$", out, re.M)
-        if len(done) > int(n or 0):
-            break
-        assert time.monotonic() < deadline, "%s did not verify" % name
-        time.sleep(0.5)
-    res = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", done[-1])}
-    print("KEY migration %s %s %s" % (label, name, done[-1]))
-    bad = [l for l in out.splitlines() if l.startswith("PATTERN bad")]
-    assert res["bad"] == 0, (label, name, res, bad[:32])
-    return res
 
 
 def compactions_in(text):
@@ -189,9 +160,6 @@ def check(g, target, mig, label="destination", host=True):
     return res
 
 
-def stop_pattern(g, name="pattern"):
-    g.sh("kill $(cat /tmp/{0}.pid); wait $(cat /tmp/{0}.pid) 2>/dev/null; "
-         "rm -f /tmp/{0}.pid /tmp/{0}.out; true".format(name))
 
 
 def boot_like(g, name, balloon=None, objects=None):
