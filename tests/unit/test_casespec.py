@@ -1,0 +1,89 @@
+"""Host-side unit tests for tests/lib/casespec.py: a case's settings are
+read once and checked, so a misspelt or mistyped setting is an error
+naming the case instead of a default silently used."""
+import glob
+import os
+import sys
+import types
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "scripts", "guest"))
+sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
+
+import casespec  # noqa: E402
+import guest  # noqa: E402
+
+
+def module(**consts):
+    m = types.ModuleType("case_fake")
+    m.__doc__ = "A fake case.\n\nMore."
+    m.run = lambda g: None
+    for k, v in consts.items():
+        setattr(m, k, v)
+    return m
+
+
+def refused(**consts):
+    try:
+        casespec.Case("fake", module(**consts))
+    except casespec.CaseError as e:
+        assert str(e).startswith("fake: "), e
+        return str(e)
+    raise AssertionError("accepted: %r" % consts)
+
+
+def test_defaults_and_values():
+    c = casespec.Case("fake", module())
+    assert (c.light, c.one_core, c.timeout, c.kernels, c.guest,
+            c.guest_class, c.guest_config) == \
+        (False, False, 600, None, {}, None, None)
+    assert c.doc == "A fake case."
+    c = casespec.Case("fake", module(LIGHT=True, TIMEOUT=900,
+                                     KERNELS=("6.1", "6.12"),
+                                     GUEST=dict(mem=512, host_thp=False),
+                                     MY_OWN_MIB=3))
+    assert c.light and c.timeout == 900 and c.guest["mem"] == 512
+
+
+def test_misspelt_settings_are_errors():
+    assert "ONECORE is not a case setting: ONE_CORE?" in refused(ONECORE=True)
+    assert "KERNEL is not a case setting: KERNELS?" in refused(KERNEL=("6.1",))
+    assert "TIMEOUT" in refused(TIMEOUTS=5)
+
+
+def test_wrong_types_and_values_are_errors():
+    assert "expected bool" in refused(LIGHT=1)
+    assert "expected int or float" in refused(TIMEOUT="5")
+    assert "expected int or float" in refused(TIMEOUT=True)
+    assert "expected tuple" in refused(KERNELS="6.1")
+    assert "KERNELS names 6.2" in refused(KERNELS=("6.2",))
+    assert "LIGHT and ONE_CORE" in refused(LIGHT=True, ONE_CORE=True)
+    assert "TIMEOUT = 0" in refused(TIMEOUT=0)
+
+
+def test_guest_keys_are_the_guest_classes():
+    assert "GUEST key host_tHp is not the guest's" in refused(
+        GUEST=dict(host_tHp=False))
+
+    class Other(guest.Guest):
+        def __init__(self, *args, extra=1, **kw):
+            super().__init__(*args, **kw)
+    casespec.Case("fake", module(GUEST_CLASS=Other,
+                                 GUEST=dict(extra=2, mem=512)))
+    assert "GUEST_CLASS is not a Guest" in refused(GUEST_CLASS=dict)
+
+
+def test_no_run_or_docstring_is_an_error():
+    m = module()
+    del m.run
+    try:
+        casespec.Case("fake", m)
+        raise AssertionError("no run(g) accepted")
+    except casespec.CaseError as e:
+        assert "no run(g)" in str(e)
+
+
+def test_every_case_file_loads():
+    names = [casespec.load(p).name for p in
+             sorted(glob.glob(os.path.join(TOP, "tests", "cases", "*.py")))]
+    assert len(names) > 50 and "balloon_live_migration" in names
