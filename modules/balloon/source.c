@@ -57,6 +57,11 @@
 #define GMB_SCAN_REST		16
 /* Holes a zone keeps beyond what a made block migrates into them. */
 #define GMB_HOLES_SLACK		512
+/*
+ * Steps 1 and 2: blocks walked between two cond_resched() (a walk of
+ * every block reads each one's struct pages, and a few pages' data).
+ */
+#define GMB_RESCHED_BLOCKS	64
 
 /*
  * A block alloc_contig_range() may be asked for: online, in one zone, a
@@ -200,10 +205,10 @@ static bool gmb_block_written(struct gmb *vb, unsigned long pfn)
  * estimate of its free pages that read as zeros (the host does not back
  * them, so ballooning them gives it nothing): every GMB_SAMPLE_STRIDE-th
  * free page is read, at most 32 reads a block.  UINT_MAX when more than
- * @max_used pages are in use, or more than half of the pages read were
- * zeros, unless @any_holes.  The reads are
- * added to vb->holes_read and vb->holes_zero: whether strays, taken from
- * the same holes, would give the host anything.
+ * @max_used pages are in use (the walk stops there), or more than half of
+ * the pages read were zeros, unless @any_holes.  The reads are added to
+ * vb->holes_read and vb->holes_zero in either case: whether strays, taken
+ * from the same holes, would give the host anything.
  */
 static unsigned int gmb_block_cost(struct gmb *vb, unsigned long pfn,
 				   bool any_holes, unsigned int max_used,
@@ -219,7 +224,7 @@ static unsigned int gmb_block_cost(struct gmb *vb, unsigned long pfn,
 		order = PageBuddy(page) ? READ_ONCE(page_private(page)) : 0;
 		if (!PageBuddy(page) || order >= vb->chunk_order) {
 			if (++(*used) > max_used)
-				return UINT_MAX;
+				break;
 			pfn++;
 			continue;
 		}
@@ -233,9 +238,15 @@ static unsigned int gmb_block_cost(struct gmb *vb, unsigned long pfn,
 		}
 		pfn += run;
 	}
+	/*
+	 * The holes read count for gmb_holes_backed() whether or not the
+	 * block can be made: in a busy guest most blocks with holes have
+	 * more than @max_used pages in use, and their holes are where the
+	 * strays would come from.
+	 */
 	vb->holes_read += read;
 	vb->holes_zero += zeros;
-	if (!any_holes && zeros * 2 > read)
+	if (*used > max_used || (!any_holes && zeros * 2 > read))
 		return UINT_MAX;
 	return *used + (read ? zeros * free / read : 0);
 }
@@ -258,22 +269,29 @@ static unsigned int gmb_blk_count_peek(struct gmb *vb, unsigned long blk)
 /*
  * Step 1: one pass over every block from take_cursor, for a free block
  * the host backs, on node @nid if it is not NUMA_NO_NODE.  Blocks that
- * read as zeros are remembered until they are seen in use.
+ * read as zeros are remembered until they are seen in use.  *@whole
+ * says whether the pass went over every block (rather than stopping at
+ * GMB_ZERO_READS_MAX zero reads or GMB_TAKE_TRIES failed takes).
  */
-static struct page *gmb_take_backed(struct gmb *vb, int nid)
+static struct page *gmb_take_backed(struct gmb *vb, int nid, bool *whole)
 {
 	unsigned int zero_reads = 0, tries = 0;
 	unsigned long i, blk, pfn;
 	struct page *head;
 	bool reported;
 
-	for (i = 0; i < vb->nr_blks && tries < GMB_TAKE_TRIES; i++) {
+	*whole = false;
+	for (i = 0; i < vb->nr_blks; i++) {
+		if (tries == GMB_TAKE_TRIES)
+			return NULL;
+		if (!(i % GMB_RESCHED_BLOCKS))
+			cond_resched();
 		blk = (vb->take_cursor + i) % vb->nr_blks;
 		pfn = blk << vb->chunk_order;
 		if (gmb_blk_count_peek(vb, blk) || !gmb_block_ok(vb, blk))
 			continue;
 		if (!gmb_block_free(vb, pfn, &reported)) {
-			clear_bit(blk, vb->blk_zero);
+			__clear_bit(blk, vb->blk_zero);
 			continue;
 		}
 		if (reported || test_bit(blk, vb->blk_zero))
@@ -283,9 +301,9 @@ static struct page *gmb_take_backed(struct gmb *vb, int nid)
 		if (!gmb_zone_spare(vb, page_zone(pfn_to_page(pfn))))
 			continue;
 		if (!gmb_block_written(vb, pfn)) {
-			set_bit(blk, vb->blk_zero);
+			__set_bit(blk, vb->blk_zero);
 			if (++zero_reads == GMB_ZERO_READS_MAX)
-				break;
+				return NULL;
 			continue;
 		}
 		tries++;
@@ -295,6 +313,7 @@ static struct page *gmb_take_backed(struct gmb *vb, int nid)
 			return head;
 		}
 	}
+	*whole = true;
 	return NULL;
 }
 
@@ -325,6 +344,8 @@ static struct page *gmb_make_block(struct gmb *vb, bool any_holes)
 		found = 0;
 		for (i = 0; i < vb->nr_blks && found < GMB_MAKE_CANDIDATES;
 		     i++) {
+			if (!(i % GMB_RESCHED_BLOCKS))
+				cond_resched();
 			blk = (vb->make_cursor + i) % vb->nr_blks;
 			pfn = blk << vb->chunk_order;
 			if (gmb_blk_count_peek(vb, blk) ||
@@ -427,6 +448,7 @@ static bool gmb_holes_backed(struct gmb *vb)
 struct page *gmb_take_block(struct gmb *vb, int nid, gfp_t gfp)
 {
 	struct page *head;
+	bool whole, whole_any = true;
 
 	if (!vb->blk_zero) {
 		/* movable=0: pinned pages never migrate, so no step 1 or 2. */
@@ -444,14 +466,16 @@ struct page *gmb_take_block(struct gmb *vb, int nid, gfp_t gfp)
 	if (vb->backed_rest) {
 		vb->backed_rest--;
 	} else {
-		head = gmb_take_backed(vb, nid);
+		head = gmb_take_backed(vb, nid, &whole);
 		if (!head && nid != NUMA_NO_NODE)
-			head = gmb_take_backed(vb, NUMA_NO_NODE);
+			head = gmb_take_backed(vb, NUMA_NO_NODE, &whole_any);
 		if (head) {
 			gmb_count(vb, GMB_C_CHUNK_BACKED, 1);
 			return head;
 		}
-		vb->backed_rest = GMB_SCAN_REST;
+		/* Rest only after a pass that saw every block. */
+		if (whole && whole_any)
+			vb->backed_rest = GMB_SCAN_REST;
 	}
 	/* chunk_make_pages=0: strays at once, as the parameter says. */
 	if (!READ_ONCE(gmb_param_chunk_make_pages))
