@@ -31,6 +31,10 @@ COMPACTIONS = 5
 # Bytes/s.  Fast enough that the 1 GiB guest moves in a few seconds, slow
 # enough that the compactions and the extra inflate overlap it.
 BANDWIDTH = 256 << 20
+# Seconds a migration may take before it fails with both consoles' tails:
+# about 5 s here, and 1 GiB at BANDWIDTH is 4 s; what is left of the
+# case's TIMEOUT is for the other variants.
+MIGRATE_TIMEOUT_S = 120
 PAGE = 4096
 
 
@@ -100,7 +104,8 @@ def migrate_busy(g, target, label="migrated", bandwidth=BANDWIDTH,
             g.balloon(new_target)
     before = g.console_text()
     entered0 = balloon_entered(g)
-    mig = g.migrate(during=during, bandwidth=bandwidth)
+    mig = g.migrate(during=during, bandwidth=bandwidth,
+                    timeout=MIGRATE_TIMEOUT_S * g.time_scale)
     # Read first thing on the destination: a bound, the few pages the
     # balloon took there since count too.
     mig["balloon_entered"] = balloon_entered(g) - entered0
