@@ -16,7 +16,7 @@
  *    migration latency, and the balloon (6.1 has no balloon tracepoints).
  *
  * Any program whose tracepoint or function is missing on the running
- * kernel is switched off by the loader before load (see guestmm-stat.c).
+ * kernel is switched off by the loader before load (stat_load.c).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
