@@ -21,6 +21,7 @@ LIGHT = True
 P = "/sys/module/guestmm_balloon/parameters"
 INFLATE_MIB = 256
 FRAG_MIB = 800
+PATTERN_MIB = 32
 ASK = 16
 
 
@@ -34,8 +35,10 @@ def refused(g, cmd):
 def run(g):
     g.sh("modprobe guestmm_balloon chunk_order=9 defrag_interval_ms=0 "
          "defrag_min_pages=128")
-    integrity.hold(g)
     target = workloads.scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
+    # After the inflate: frag's 800 MiB fill the guest up to the low mark
+    # on the way, with no room for the pattern beside them.
+    integrity.hold(g, PATTERN_MIB)
     st0, b0 = state(g), block_counts(g)
     print("KEY defrag before complete_blocks=%d stray_pages=%d "
           "stray_blocks=%d fullest_stray_block=%d" % (
@@ -156,9 +159,10 @@ def run(g):
     assert "not supported" in err, err
     g.sh("rmmod guestmm_balloon")
 
-    default_mode(g)
-    integrity.verify_pattern(g, "end")
+    integrity.verify_pattern(g, "deflated")
     integrity.stop_pattern(g)
+
+    default_mode(g)
 
 
 def default_mode(g):
@@ -169,6 +173,7 @@ def default_mode(g):
     assert g.sh("cat %s/chunk_order %s/defrag_interval_ms" % (P, P)).split() \
         == ["9", "1000"]
     target = workloads.scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
+    integrity.hold(g, PATTERN_MIB)
     st0 = state(g)
     deadline = time.monotonic() + 180
     while True:
@@ -199,3 +204,5 @@ def default_mode(g):
     g.balloon(g.mem * MIB)
     g.wait_balloon(g.mem * MIB, timeout=300)
     g.sh("rmmod guestmm_balloon")
+    integrity.verify_pattern(g, "default_deflated")
+    integrity.stop_pattern(g)
