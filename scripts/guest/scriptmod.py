@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Load one of the project's Python scripts that has no .py suffix (for
-example scripts/klp-variant) as a module, for the tests and benchmarks
-that call its functions."""
+"""Load one of the project's Python files as a module: a script that has
+no .py suffix (for example scripts/klp-variant), for the tests and
+benchmarks that call its functions, and the test files tests/run and the
+cases load by path."""
 import importlib.machinery
 import importlib.util
 import os
@@ -11,8 +12,9 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
 
 
 def load_script(relpath):
-    """The script at TOP/relpath, executed once as a module."""
-    name = os.path.basename(relpath).replace("-", "_")
+    """The file at TOP/relpath (or an absolute path), executed as a new
+    module each call."""
+    name = os.path.splitext(os.path.basename(relpath))[0].replace("-", "_")
     loader = importlib.machinery.SourceFileLoader(
         name, os.path.join(TOP, relpath))
     spec = importlib.util.spec_from_loader(name, loader)

@@ -124,7 +124,7 @@ def run(g):
     assert drained[len(drained) // 2] <= kept[len(kept) // 2], (drained,
                                                                 kept)
     # And the host backs none of the balloon's pages, all of the guest's.
-    integrity.settled(g, "defrag")
+    integrity.settled(g, "defrag", twice=False)
 
     # Background: runs come and complete blocks, then stop when set to 0.
     g.sh("echo 50 > %s/defrag_budget_ms; echo 200 > %s/defrag_interval_ms"
@@ -200,7 +200,7 @@ def default_mode(g):
               st0["stray_pages"], st["stray_pages"]))
     settled_state(g, st0["num_pages"])
     assert g.query_balloon() == target, st
-    integrity.settled(g, "default")
+    integrity.settled(g, "default", twice=False)
     g.balloon(g.mem * MIB)
     g.wait_balloon(g.mem * MIB, timeout=300)
     g.sh("rmmod guestmm_balloon")

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers for the guestmm_balloon cases."""
-import importlib.util
 import os
 import time
+
+from scriptmod import load_script
 
 MIB = 1 << 20
 DBG = "/sys/kernel/debug/guestmm_balloon"
@@ -43,9 +44,4 @@ def block_counts(g):
 def sibling_case(name):
     """The module of another case in tests/cases, for a case that runs the
     same procedure with other parameters."""
-    path = os.path.join(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))), "cases", name + ".py")
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(os.path.join("tests", "cases", name + ".py"))

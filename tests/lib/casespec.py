@@ -9,11 +9,11 @@ ONE_CORE together, or a module constant that looks like a misspelt
 setting (ONECORE, TIMEOUTS) is an error naming the case, not a default
 silently used.  Other module constants are the case's own business."""
 import difflib
-import importlib.util
 import inspect
 import os
 
 import guest
+from scriptmod import load_script
 
 # name: (default, accepted types, meaning)
 SETTINGS = {
@@ -116,8 +116,5 @@ class Case:
 
 def load(path):
     """Import a case file and check its settings: Case."""
-    name = os.path.splitext(os.path.basename(path))[0]
-    spec = importlib.util.spec_from_file_location("case_" + name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return Case(name, mod)
+    return Case(os.path.splitext(os.path.basename(path))[0],
+                load_script(path))

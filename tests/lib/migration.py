@@ -59,10 +59,6 @@ def settle(g, target):
             time.sleep(0.2)
 
 
-
-
-
-
 def prepare(g, load):
     """Load the balloon driver (load: a shell command), start the
     pattern, scatter the balloon; returns the target in bytes."""
@@ -72,8 +68,6 @@ def prepare(g, load):
     target = scattered_inflate(g, INFLATE_MIB, frag_mib=FRAG_MIB)
     settle(g, target)
     return target
-
-
 
 
 def compactions_in(text):
@@ -163,8 +157,6 @@ def check(g, target, mig, label="destination", host=True):
         verify_pattern(g, label + "_deflated", name="late")
         stop_pattern(g, "late")
     return res
-
-
 
 
 def boot_like(g, name, balloon=None, objects=None):
