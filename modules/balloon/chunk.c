@@ -65,8 +65,8 @@ static bool __gmb_chunk_track(struct gmb *vb, struct page *page, int delta)
 	unsigned long i = page_to_pfn(page) >> vb->chunk_order;
 	unsigned int full = gmb_blk_pages(vb);
 
-	/* Memory hot-added after probe is not tracked: its pages stay strays. */
-	if (i >= vb->nr_blks)
+	/* Every online page is in a tracked block (blocks.c). */
+	if (WARN_ON_ONCE(i >= vb->nr_blks))
 		return false;
 	if (vb->blk_count[i] == full)
 		vb->complete_blocks--;
@@ -127,6 +127,7 @@ void gmb_chunk_show_blocks(struct gmb *vb, struct seq_file *m)
 	unsigned long i, flags;
 	unsigned int count;
 
+	down_read(&vb->blocks_sem);
 	for (i = 0; i < vb->nr_blks; i++) {
 		spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
 		count = vb->blk_count[i];
@@ -134,6 +135,7 @@ void gmb_chunk_show_blocks(struct gmb *vb, struct seq_file *m)
 		if (count)
 			seq_printf(m, "0x%lx %u\n", i << vb->chunk_order, count);
 	}
+	up_read(&vb->blocks_sem);
 }
 
 static const struct movable_operations gmb_chunk_mops;
@@ -341,6 +343,7 @@ unsigned long gmb_chunk_sparsest(struct gmb *vb)
 	unsigned int count, min = gmb_blk_pages(vb);
 	unsigned long i, best = ULONG_MAX;
 
+	lockdep_assert_held(&vb->blocks_sem);
 	/*
 	 * Racy reads, without pages_lock: one pass over every block is too
 	 * long to keep interrupts off, and gmb_chunk_dequeue_block() takes
@@ -461,27 +464,3 @@ static const struct movable_operations gmb_chunk_mops = {
 	.migrate_page	= gmb_chunk_migrate,
 	.putback_page	= gmb_chunk_putback,
 };
-
-int gmb_chunk_init(struct gmb *vb)
-{
-	unsigned long end = 0;
-	int nid;
-
-	if (!vb->chunk_order)
-		return 0;
-	for_each_online_node(nid)
-		end = max(end, pgdat_end_pfn(NODE_DATA(nid)));
-	vb->nr_blks = DIV_ROUND_UP(end, gmb_blk_pages(vb));
-	vb->blk_count = kvcalloc(vb->nr_blks, sizeof(*vb->blk_count),
-				 GFP_KERNEL);
-	if (!vb->blk_count)
-		return -ENOMEM;
-	return 0;
-}
-
-void gmb_chunk_exit(struct gmb *vb)
-{
-	kvfree(vb->blk_count);
-	vb->blk_count = NULL;
-	vb->nr_blks = 0;
-}

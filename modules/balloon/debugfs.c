@@ -54,6 +54,7 @@ static const char * const gmb_counter_names[GMB_NR_COUNTERS] = {
 	[GMB_C_CHUNK_UNBACKED]	= "chunk_blocks_unbacked",
 	[GMB_C_STRAYS]		= "stray_inflated",
 	[GMB_C_DEFRAG_NO_HOLES]	= "defrag_no_holes",
+	[GMB_C_BLOCKS_GROWN]	= "blocks_grown",
 };
 
 static int gmb_counter_get(void *data, u64 *val)
@@ -98,6 +99,7 @@ static int gmb_state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "init_on_alloc %d\n", want_init_on_alloc(GFP_KERNEL));
 	seq_printf(m, "chunk_order %u\n", vb->chunk_order);
 	seq_printf(m, "complete_blocks %lu\n", READ_ONCE(vb->complete_blocks));
+	seq_printf(m, "tracked_blocks %lu\n", READ_ONCE(vb->nr_blks));
 	seq_printf(m, "stray_pages %lu\n",
 		   vb->chunk_order ? gmb_chunk_stray_pages(vb) :
 		   READ_ONCE(vb->num_pages) / GMB_PAGES_PER_PAGE);

@@ -205,6 +205,7 @@ int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
 	if (!vb->chunk_order || !vb->movable)
 		return -EOPNOTSUPP;
 
+	down_read(&vb->blocks_sem);
 	mutex_lock(&vb->defrag_lock);
 	gmb_count(vb, GMB_C_DEFRAG_RUNS, 1);
 	while (done < max_blocks && !READ_ONCE(vb->stopping) &&
@@ -234,13 +235,14 @@ int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
 		cond_resched();
 	}
 	mutex_unlock(&vb->defrag_lock);
+	up_read(&vb->blocks_sem);
 	return done;
 }
 
 /* Queue the background run after @delay, unless the device is stopping. */
 void gmb_defrag_schedule(struct gmb *vb, unsigned long delay)
 {
-	if (vb->defrag_skip)
+	if (vb->chunk_order && vb->movable)
 		gmb_queue_work(vb, &vb->defrag_work, delay);
 }
 
@@ -261,16 +263,11 @@ static void gmb_defrag_work(struct work_struct *work)
 		gmb_defrag_schedule(vb, msecs_to_jiffies(interval));
 }
 
-int gmb_defrag_init(struct gmb *vb)
+/* Before gmb_blocks_init(), which allocates defrag_skip for movable=1. */
+void gmb_defrag_init(struct gmb *vb)
 {
 	mutex_init(&vb->defrag_lock);
 	INIT_DELAYED_WORK(&vb->defrag_work, gmb_defrag_work);
-	if (!vb->chunk_order || !vb->movable)
-		return 0;
-	vb->defrag_skip = bitmap_zalloc(vb->nr_blks, GFP_KERNEL);
-	if (!vb->defrag_skip)
-		return -ENOMEM;
-	return 0;
 }
 
 /*
@@ -282,14 +279,7 @@ void gmb_defrag_start(struct gmb *vb)
 {
 	unsigned int interval = READ_ONCE(gmb_param_defrag_interval_ms);
 
-	if (interval && vb->defrag_skip)
+	if (interval && vb->chunk_order && vb->movable)
 		gmb_queue_work_later(vb, &vb->defrag_work,
 				     msecs_to_jiffies(interval));
-}
-
-/* After gmb_stop_updates(): no run is queued or running. */
-void gmb_defrag_exit(struct gmb *vb)
-{
-	bitmap_free(vb->defrag_skip);
-	vb->defrag_skip = NULL;
 }

@@ -18,6 +18,7 @@
 #include <linux/nodemask.h>
 #include <linux/notifier.h>
 #include <linux/page_reporting.h>
+#include <linux/rwsem.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/virtio.h>
@@ -127,6 +128,7 @@ enum gmb_counter {
 	GMB_C_CHUNK_UNBACKED,	/* free blocks taken last: reported or zeros */
 	GMB_C_STRAYS,		/* 4 KiB pages inflated as strays */
 	GMB_C_DEFRAG_NO_HOLES,	/* defrag runs stopped: no holes to migrate into */
+	GMB_C_BLOCKS_GROWN,	/* block arrays grown for hot-added memory */
 	GMB_NR_COUNTERS
 };
 
@@ -167,12 +169,16 @@ struct gmb {
 	 * pageblock_order, when the balloon takes whole aligned blocks
 	 * (chunk.c).  blk_count[pfn >> chunk_order] is the number of
 	 * balloon pages in each block; a block holding 1 << chunk_order of
-	 * them is "complete".  Both under b_dev_info.pages_lock.
+	 * them is "complete".  Both under b_dev_info.pages_lock.  The
+	 * per-block arrays (this one, defrag_skip, blk_zero) and nr_blks
+	 * change size only under blocks_sem (blocks.c).
 	 */
 	unsigned int chunk_order;
 	u16 *blk_count;
 	unsigned long nr_blks;
 	unsigned long complete_blocks;
+	struct rw_semaphore blocks_sem;
+	struct notifier_block mem_nb;	/* memory hot-add (blocks.c) */
 
 	/* Host-driven resizing; runs on system_freezable_wq. */
 	struct delayed_work size_work;
@@ -352,8 +358,6 @@ int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page,
 int gmb_migrate_end(struct gmb *vb, struct page *newpage, struct page *page);
 
 /* chunk.c */
-int gmb_chunk_init(struct gmb *vb);
-void gmb_chunk_exit(struct gmb *vb);
 void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head);
 void gmb_chunk_enqueue(struct gmb *vb, struct page *page);
 unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
@@ -368,16 +372,17 @@ void gmb_chunk_track(struct gmb *vb, struct page *page, int delta);
 unsigned long gmb_chunk_stray_pages(struct gmb *vb);
 void gmb_chunk_show_blocks(struct gmb *vb, struct seq_file *m);
 
+/* blocks.c */
+int gmb_blocks_init(struct gmb *vb);
+void gmb_blocks_exit(struct gmb *vb);
+
 /* defrag.c */
-int gmb_defrag_init(struct gmb *vb);
+void gmb_defrag_init(struct gmb *vb);
 void gmb_defrag_start(struct gmb *vb);
 void gmb_defrag_schedule(struct gmb *vb, unsigned long delay);
 int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms);
-void gmb_defrag_exit(struct gmb *vb);
 
 /* source.c */
-int gmb_source_init(struct gmb *vb);
-void gmb_source_exit(struct gmb *vb);
 void gmb_source_idle(struct gmb *vb);
 bool gmb_block_ok(struct gmb *vb, unsigned long blk);
 unsigned int gmb_block_in_use(struct gmb *vb, unsigned long pfn);

@@ -527,13 +527,8 @@ static int gmb_probe(struct virtio_device *vdev)
 	err = gmb_numa_init(vb);
 	if (err)
 		goto out_free;
-	err = gmb_chunk_init(vb);
-	if (err)
-		goto out_free;
-	err = gmb_defrag_init(vb);
-	if (err)
-		goto out_free;
-	err = gmb_source_init(vb);
+	gmb_defrag_init(vb);
+	err = gmb_blocks_init(vb);
 	if (err)
 		goto out_free;
 
@@ -576,9 +571,7 @@ out_del_vqs:
 	virtio_reset_device(vdev);
 	gmb_del_vqs(vb);
 out_free:
-	gmb_source_exit(vb);
-	gmb_defrag_exit(vb);
-	gmb_chunk_exit(vb);
+	gmb_blocks_exit(vb);
 	gmb_numa_exit(vb);
 	kfree(vb);
 	vdev->priv = NULL;
@@ -630,9 +623,7 @@ static void gmb_remove(struct virtio_device *vdev)
 		gmb_remove_common(vb);
 	dev_info(&vdev->dev, "unbound; returned %u balloon pages\n", had);
 
-	gmb_source_exit(vb);
-	gmb_defrag_exit(vb);
-	gmb_chunk_exit(vb);
+	gmb_blocks_exit(vb);
 	gmb_numa_exit(vb);
 	kfree(vb);
 	atomic_set(&gmb_bound, 0);

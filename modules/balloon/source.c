@@ -436,27 +436,13 @@ static bool gmb_holes_backed(struct gmb *vb)
 	return vb->holes_read && vb->holes_zero * 2 <= vb->holes_read;
 }
 
-/**
- * gmb_take_block - a block for one chunk step, by the host-return rule
- * @vb: the balloon
- * @nid: the node numa.c chose, tried first, or NUMA_NO_NODE
- * @gfp: allocation flags for step 4 (no reclaim)
- *
- * Where the holes read as zeros too (a guest whose free memory the host
- * has all taken back: a deflated balloon, reporting), strays would give
- * the host nothing either, and leave the balloon scattered: step 4 comes
- * before them, and then a block made whatever its holes hold.
- *
- * Only size_work calls it, so the cursors and tallies need no lock.
- *
- * Return: the block's first page (order-0 pages, each holding one
- * reference, the balloon's), or NULL: fall back to 4 KiB strays.
- */
-struct page *gmb_take_block(struct gmb *vb, int nid, gfp_t gfp)
+/* gmb_take_block() with blocks_sem held. */
+static struct page *__gmb_take_block(struct gmb *vb, int nid, gfp_t gfp)
 {
 	struct page *head;
 	bool whole, whole_any = true;
 
+	lockdep_assert_held(&vb->blocks_sem);
 	if (!vb->blk_zero) {
 		/* movable=0: pinned pages never migrate, so no step 1 or 2. */
 		head = gmb_take_any(vb, nid, gfp);
@@ -514,6 +500,33 @@ struct page *gmb_take_block(struct gmb *vb, int nid, gfp_t gfp)
 	return gmb_make_block(vb, true);
 }
 
+/**
+ * gmb_take_block - a block for one chunk step, by the host-return rule
+ * @vb: the balloon
+ * @nid: the node numa.c chose, tried first, or NUMA_NO_NODE
+ * @gfp: allocation flags for step 4 (no reclaim)
+ *
+ * Where the holes read as zeros too (a guest whose free memory the host
+ * has all taken back: a deflated balloon, reporting), strays would give
+ * the host nothing either, and leave the balloon scattered: step 4 comes
+ * before them, and then a block made whatever its holes hold.
+ *
+ * Only size_work calls it, so the cursors and tallies need no lock; it
+ * holds blocks_sem for read, so the per-block arrays keep their size.
+ *
+ * Return: the block's first page (order-0 pages, each holding one
+ * reference, the balloon's), or NULL: fall back to 4 KiB strays.
+ */
+struct page *gmb_take_block(struct gmb *vb, int nid, gfp_t gfp)
+{
+	struct page *head;
+
+	down_read(&vb->blocks_sem);
+	head = __gmb_take_block(vb, nid, gfp);
+	up_read(&vb->blocks_sem);
+	return head;
+}
+
 /*
  * The balloon reached the host's target.  A block read as zeros may be
  * allocated, written and freed before a scan next sees it in use, and a
@@ -524,20 +537,8 @@ void gmb_source_idle(struct gmb *vb)
 {
 	vb->backed_rest = 0;
 	vb->make_rest = 0;
+	down_read(&vb->blocks_sem);
 	if (vb->blk_zero)
 		bitmap_zero(vb->blk_zero, vb->nr_blks);
-}
-
-int gmb_source_init(struct gmb *vb)
-{
-	if (!vb->chunk_order || !vb->movable)
-		return 0;
-	vb->blk_zero = bitmap_zalloc(vb->nr_blks, GFP_KERNEL);
-	return vb->blk_zero ? 0 : -ENOMEM;
-}
-
-void gmb_source_exit(struct gmb *vb)
-{
-	bitmap_free(vb->blk_zero);
-	vb->blk_zero = NULL;
+	up_read(&vb->blocks_sem);
 }

@@ -130,11 +130,15 @@ class Guest:
                  balloon=None, disk_mb=0, mods=(), append="", drives=(),
                  reboot=False, boot_timeout=180, tcg_single=False,
                  icount=None, objects=(), dimms=(), host_thp=True,
-                 ram_extra_kb=0):
+                 ram_extra_kb=0, hotplug=()):
         self.kernel, self.initrd, self.logdir = kernel, initrd, logdir
         # Hot-pluggable memory: one pc-dimm of each size (MiB), present
         # from boot; the guest onlines it (memhp_default_state=).
         self.dimms = list(dimms)
+        # Slots (and maxmem) for pc-dimms of these sizes (MiB), absent at
+        # boot: plug_dimm(i) adds one while the guest runs.
+        self.hotplug = list(hotplug)
+        self.plugged = []
         self.mem, self.smp, self.numa = mem, smp, numa
         assert ram_extra_kb % 8 == 0, "QEMU rounds RAM up to 8 KiB"
         self.ram_extra_kb = ram_extra_kb
@@ -183,11 +187,29 @@ class Guest:
     def mem_arg(self):
         size = "%dk" % (self.ram_bytes() >> 10) if self.ram_extra_kb else \
             str(self.mem)
-        if not self.dimms:
+        if not self.dimms and not self.hotplug:
             return size
         return "%s,slots=%d,maxmem=%dk" % (
-            size, len(self.dimms),
-            (self.ram_bytes() >> 10) + (sum(self.dimms) << 10))
+            size, len(self.dimms) + len(self.hotplug),
+            (self.ram_bytes() >> 10) +
+            (sum(self.dimms + self.hotplug) << 10))
+
+    def plug_dimm(self, i=0):
+        """Hot-add the pc-dimm of hotplug[i] (QMP object-add, device_add),
+        as an operator grows a running guest.  Returns its (first pfn,
+        end pfn); the guest onlines it as memhp_default_state= says."""
+        mib = self.hotplug[i]
+        self.qmp.cmd("object-add", **{"qom-type": "memory-backend-ram",
+                                      "id": "hpmem%d" % i,
+                                      "size": mib << 20})
+        self.qmp.cmd("device_add", driver="pc-dimm", id="hpdimm%d" % i,
+                     memdev="hpmem%d" % i)
+        self.plugged.append(i)
+        for d in self.qmp.cmd("query-memory-devices"):
+            if d["data"].get("id") == "hpdimm%d" % i:
+                return d["data"]["addr"] >> 12, \
+                    (d["data"]["addr"] + d["data"]["size"]) >> 12
+        raise GuestError("pc-dimm hpdimm%d not in query-memory-devices" % i)
 
     def qemu_argv(self, console=None, sockdir=None):
         """QEMU's command line; console and sockdir (the directory of the
@@ -605,7 +627,8 @@ class Guest:
         v = self.qmp.cmd("query-version")["qemu"]
         if (v["major"], v["minor"]) >= (9, 0):
             return
-        if self.ram_bytes() % (256 << 10) == 0 or self.numa or self.dimms:
+        if self.ram_bytes() % (256 << 10) == 0 or self.numa or self.dimms \
+                or self.hotplug:
             raise GuestError(
                 "QEMU %d.%d under TCG loses guest writes when it migrates "
                 "RAM blocks of a multiple of 256 KiB: give the guest "
