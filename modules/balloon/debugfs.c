@@ -87,7 +87,7 @@ static int gmb_state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "oom_step_pages %u\n",
 		   READ_ONCE(gmb_param_oom_pages) << READ_ONCE(vb->oom_shift));
 	seq_printf(m, "backoff_ms %u\n", READ_ONCE(vb->backoff_ms));
-	seq_printf(m, "oom_held_pages %lu\n", READ_ONCE(vb->oom_held));
+	seq_printf(m, "oom_held_pages %ld\n", atomic_long_read(&vb->oom_held));
 	hold = READ_ONCE(vb->report_hold_until);
 	seq_printf(m, "report_hold_ms %u\n", hold && time_before(jiffies, hold) ?
 		   jiffies_to_msecs(hold - jiffies) : 0);

@@ -247,7 +247,8 @@ struct gmb {
 	unsigned int oom_shift;		/* step = oom_pages << oom_shift */
 	unsigned int backoff_ms;	/* current re-inflation back-off */
 	unsigned long reinflate_after;	/* jiffies */
-	unsigned long oom_held;		/* pages the last episode deflated */
+	/* Pages the last episode deflated that inflation has not retaken. */
+	atomic_long_t oom_held;
 	unsigned long oom_resumed_at;	/* jiffies | 1 inflation resumed, or 0 */
 
 	/* Free page reporting (VIRTIO_BALLOON_F_REPORTING). */
@@ -420,6 +421,7 @@ int gmb_oom_register(struct gmb *vb);
 void gmb_oom_unregister(struct gmb *vb);
 unsigned long gmb_reinflate_wait(struct gmb *vb, unsigned long num);
 void gmb_reinflate_done(struct gmb *vb);
+void gmb_reinflated(struct gmb *vb, unsigned long pages);
 
 /* debugfs.c */
 void gmb_debugfs_init(struct gmb *vb);

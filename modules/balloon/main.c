@@ -330,9 +330,10 @@ static void gmb_size_work(struct work_struct *work)
 		}
 	}
 
-	if (diff > 0)
+	if (diff > 0) {
 		done = gmb_fill(vb, min_t(s64, diff, UINT_MAX), &puff);
-	else
+		gmb_reinflated(vb, done);
+	} else
 		done = gmb_leak(vb, min_t(s64, -diff, UINT_MAX), GMB_LEAK_HOST,
 				 NULL);
 	gmb_write_actual(vb);

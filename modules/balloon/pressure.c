@@ -16,9 +16,10 @@
  *    re-inflation resuming (the memory was needed after all), and reset
  *    otherwise.
  *  - Hysteresis: when the back-off is over, inflation resumes only while
- *    MemAvailable exceeds what the last episode deflated plus the step
- *    about to be taken; else it waits another back-off.  Once the balloon
- *    is back at the host's target the episode is forgotten.
+ *    MemAvailable exceeds what the last episode deflated and inflation has
+ *    not taken back yet, plus the step about to be taken; else it waits
+ *    another back-off.  Once the balloon is back at the host's target
+ *    the episode is forgotten.
  * Deflation towards a lower host target is never held back.  With more
  * than one node, the pages given back on OOM are the short nodes' first
  * (numa.c).
@@ -104,7 +105,7 @@ static void gmb_oom_episode(struct gmb *vb, unsigned long now)
 
 	gmb_count(vb, GMB_C_OOM_EPISODES, 1);
 	vb->oom_shift = 0;
-	WRITE_ONCE(vb->oom_held, 0);
+	atomic_long_set(&vb->oom_held, 0);
 	if (resumed && time_before(now, resumed +
 				   msecs_to_jiffies(2 * vb->backoff_ms)))
 		/* Back so soon after re-inflating: that memory was needed. */
@@ -148,7 +149,7 @@ static int gmb_oom_notify(struct notifier_block *nb, unsigned long dummy,
 	}
 	gmb_write_actual(vb);
 
-	WRITE_ONCE(vb->oom_held, vb->oom_held + done / GMB_PAGES_PER_PAGE);
+	atomic_long_add(done / GMB_PAGES_PER_PAGE, &vb->oom_held);
 	WRITE_ONCE(vb->reinflate_after, now + msecs_to_jiffies(vb->backoff_ms));
 	/* Without a host request nothing else would ever resume inflation. */
 	gmb_resize_later(vb, msecs_to_jiffies(vb->backoff_ms));
@@ -168,7 +169,7 @@ static int gmb_oom_notify(struct notifier_block *nb, unsigned long dummy,
  */
 unsigned long gmb_reinflate_wait(struct gmb *vb, unsigned long num)
 {
-	unsigned long held = READ_ONCE(vb->oom_held);
+	unsigned long held = atomic_long_read(&vb->oom_held);
 	unsigned long after = READ_ONCE(vb->reinflate_after);
 	unsigned long now = jiffies;
 
@@ -193,7 +194,29 @@ unsigned long gmb_reinflate_wait(struct gmb *vb, unsigned long num)
 /* The balloon reached the host's target: the last episode is over. */
 void gmb_reinflate_done(struct gmb *vb)
 {
-	WRITE_ONCE(vb->oom_held, 0);
+	atomic_long_set(&vb->oom_held, 0);
+}
+
+/*
+ * Inflation took @pages (balloon pages) back: that much of what the last
+ * episode deflated is no longer held.  The hysteresis then asks, at every
+ * step, for the same margin it asked for before the first one (the step,
+ * once all of it is back): MemAvailable and what is still held fall
+ * together.  Counting the whole episode at every step would ask the
+ * guest for twice what the episode gave it before the last steps, and a
+ * guest using that much more than at the start would stop short of the
+ * host's target for good.
+ */
+void gmb_reinflated(struct gmb *vb, unsigned long pages)
+{
+	long held = atomic_long_read(&vb->oom_held);
+
+	pages /= GMB_PAGES_PER_PAGE;
+	do {
+		if (held <= 0)
+			return;
+	} while (!atomic_long_try_cmpxchg(&vb->oom_held, &held,
+					  held - min_t(long, held, pages)));
 }
 
 int gmb_oom_register(struct gmb *vb)

@@ -2,10 +2,12 @@
 """guestmm_balloon deflate-on-oom under a memory hog while the host keeps re-sending its target for 60 s: steps grow with pressure, re-inflation backs off, so deflate/inflate cycles stay bounded, the guest stays responsive and quiet, and the balloon reaches the target once the hog is gone."""
 import time
 
+import integrity
 import workloads
 from balloonlib import MIB, state
 
-GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"}, mods=[])
+GUEST = dict(mem=1024, smp=2, balloon={"deflate-on-oom": "on"}, mods=[],
+             host_thp=False)
 TIMEOUT = 600
 
 BALLOON_MIB = 600
@@ -23,6 +25,7 @@ def run(g):
     ram = g.mem * MIB
     target = ram - BALLOON_MIB * MIB
     g.sh("modprobe guestmm_balloon")
+    integrity.hold(g)
     g.balloon(target)
     g.wait_balloon(target, timeout=180)
     s0, vm0 = state(g), g.vmstat()
@@ -72,7 +75,10 @@ def run(g):
     assert st["inflated_pages"] - st["deflated_pages"] == st["num_pages"], st
     vm = g.vmstat()
     assert vm["balloon_inflate"] - vm["balloon_deflate"] == st["num_pages"]
+    integrity.settled(g, "hog_gone")
     g.balloon(ram)
     g.wait_balloon(ram, timeout=120)
     g.sh("rmmod guestmm_balloon")
     assert g.query_balloon() == ram
+    integrity.verify_pattern(g, "unloaded")
+    integrity.stop_pattern(g)
