@@ -69,7 +69,19 @@ all: modules tools
 headers:
 	@test -f $(KDIR)/Makefile || $(KSH) headers $(ABI) >/dev/null
 
+# kbuild keeps its objects next to the sources, and its rebuild checks
+# compare command lines, which are the same for two flavours of one
+# release (both name the shared -common headers and a relative include/).
+# So the tree remembers which kernel its objects are for, and a build for
+# another kernel starts clean: one kernel's objects never link into
+# another's module.
+KBUILD_STAMP := $(TOP)/.kbuild-kernel
+
 modules: headers
+	@if [ "$$(cat $(KBUILD_STAMP) 2>/dev/null)" != "$(ABI) $(KDIR)" ]; then \
+		$(MAKE) -s -C $(KDIR) M=$(TOP) GUESTMM_DIRS="$(KMOD_DIRS)" clean && \
+		echo "$(ABI) $(KDIR)" >$(KBUILD_STAMP); \
+	fi
 	$(MAKE) -C $(KDIR) M=$(TOP) GUESTMM_DIRS="$(KMOD_DIRS)" modules
 	@livepatch/postlink/run $(KDIR) $$(sed 's/\.o$$/.ko/' modules.order)
 	@rm -rf $(OUT)/modules && mkdir -p $(OUT)/modules
@@ -185,6 +197,7 @@ lint: headers
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null
+	rm -f $(KBUILD_STAMP)
 	-@[ -f bpf/Makefile ] && $(MAKE) -C bpf clean
 	rm -rf build
 

@@ -8,7 +8,7 @@
 # user (libvirtd's qemu driver then refuses to start); nothing is started
 # here, the case starts libvirtd itself when it is not running.
 set -eu
-PKGS="make gcc libc6-dev bc kmod cpio xz-utils zstd e2fsprogs python3
+PKGS="make gcc libc6-dev bc kmod cpio xz-utils zstd lz4 e2fsprogs python3
 busybox-static qemu-system-x86 qemu-utils clang clang-19 llvm libbpf-dev bpftool
 libelf-dev zlib1g-dev libjson-c-dev sparse gnuplot-nox dkms debootstrap
 debhelper dh-dkms lintian libvirt-daemon-system libvirt-clients"
