@@ -14,6 +14,8 @@ GUEST = dict(mem=1024, smp=2,
              mods=["guestmm_balloon"], append="page_poison=1")
 TIMEOUT = 300
 LIGHT = True
+# page_poison=1 does nothing without it (Debian's cloud-amd64 flavour).
+NEEDS_CONFIG = ("CONFIG_PAGE_POISONING",)
 
 BITS = {0: "MUST_TELL_HOST", 1: "STATS_VQ", 2: "DEFLATE_ON_OOM",
         3: "FREE_PAGE_HINT", 4: "PAGE_POISON", 5: "REPORTING"}

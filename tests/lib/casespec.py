@@ -34,6 +34,10 @@ SETTINGS = {
                     "another way (tests/lib/libvirtguest.py)"),
     "EXPECT_KERNEL_PROBLEMS": (False, bool, "the kernel log must show a "
                                "problem (harness_warn_fails)"),
+    "NEEDS_CONFIG": ((), tuple, "kernel options (CONFIG_NAME) the case "
+                     "needs built in: a kernel whose config lacks one "
+                     "skips it, naming the option (Debian's cloud-amd64 "
+                     "flavour has no PAGE_POISONING, for one)"),
 }
 SERIES = ("6.1", "6.12", "trixie", "debug")
 # How close a module constant must be to a setting's name to be taken for
@@ -99,6 +103,11 @@ class Case:
         if bad:
             raise CaseError("%s: KERNELS names %s; series are %s" % (
                 name, ", ".join(bad), ", ".join(SERIES)))
+        odd = [c for c in self.needs_config if not isinstance(c, str) or
+               not c.startswith("CONFIG_")]
+        if odd:
+            raise CaseError("%s: NEEDS_CONFIG names %r: options are "
+                            "CONFIG_NAME strings" % (name, odd))
         if self.timeout <= 0:
             raise CaseError("%s: TIMEOUT = %r" % (name, self.timeout))
         if self.light and self.one_core:
@@ -112,6 +121,30 @@ class Case:
             raise CaseError("%s: GUEST key %s is not the guest's: it takes "
                             "%s" % (name, ", ".join(unknown),
                                     ", ".join(sorted(keys))))
+
+
+def kernel_config(vmlinuz, abi):
+    """{option: value} of the kernel's config (config-ABI beside its
+    vmlinuz, as Debian's image packages have it), or None if there is
+    none to read."""
+    path = os.path.join(os.path.dirname(vmlinuz or ""), "config-" + abi)
+    if not vmlinuz or not os.path.isfile(path):
+        return None
+    config = {}
+    with open(path) as f:
+        for line in f:
+            k, eq, v = line.strip().partition("=")
+            if eq and k.startswith("CONFIG_"):
+                config[k] = v
+    return config
+
+
+def missing_config(case, config):
+    """The options of NEEDS_CONFIG a kernel config does not build in
+    (y or m); none when the config is unknown."""
+    if config is None:
+        return []
+    return [c for c in case.needs_config if config.get(c) not in ("y", "m")]
 
 
 def load(path):

@@ -87,3 +87,27 @@ def test_every_case_file_loads():
     names = [casespec.load(p).name for p in
              sorted(glob.glob(os.path.join(TOP, "tests", "cases", "*.py")))]
     assert len(names) > 50 and "balloon_live_migration" in names
+
+
+def test_needs_config():
+    assert "CONFIG_NAME strings" in refused(NEEDS_CONFIG=("PAGE_POISONING",))
+    assert "expected tuple" in refused(NEEDS_CONFIG="CONFIG_PAGE_POISONING")
+    c = casespec.Case("fake", module(NEEDS_CONFIG=("CONFIG_PAGE_POISONING",
+                                                   "CONFIG_NUMA_EMU")))
+    assert casespec.missing_config(c, None) == []
+    assert casespec.missing_config(c, {"CONFIG_PAGE_POISONING": "y",
+                                       "CONFIG_NUMA_EMU": "m"}) == []
+    assert casespec.missing_config(c, {"CONFIG_PAGE_POISONING": "y"}) == \
+        ["CONFIG_NUMA_EMU"]
+
+
+def test_kernel_config_is_read_beside_the_image():
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "config-9.9.9-cloud-amd64"), "w") as f:
+            f.write("# CONFIG_PAGE_POISONING is not set\nCONFIG_NUMA=y\n")
+        conf = casespec.kernel_config(
+            os.path.join(d, "vmlinuz-9.9.9-cloud-amd64"), "9.9.9-cloud-amd64")
+        assert conf == {"CONFIG_NUMA": "y"}
+        assert casespec.kernel_config(os.path.join(d, "vmlinuz-x"), "x") \
+            is None
