@@ -295,8 +295,9 @@ def run(g):
     frag_stop(g)
     # With the hog gone the driver re-inflates towards the target after its
     # back-off, but only while MemAvailable stays above what the episode
-    # deflated plus a step (pressure.c's hysteresis): from a 1 GiB guest
-    # with 700 MiB asked, that stops short of the target.  Where it stops:
+    # deflated and inflation has not taken back, plus a step (pressure.c's
+    # hysteresis): it reaches the target, or stops short where that margin
+    # is gone.  Where it stops:
     t0 = time.monotonic()
     while g.query_balloon() >= actual:
         assert time.monotonic() - t0 < 120, "no re-inflation in 120 s"
@@ -315,7 +316,7 @@ def run(g):
         (target, after, actual, st_after)
     if after > target:
         # Stopped short: by the hysteresis, i.e. with MemAvailable at what
-        # the episode deflated (within a step and the agent's noise).
+        # is still held (within a step and the agent's noise).
         held_kib = st_after["oom_held_pages"] * 4
         assert abs(avail_after - held_kib) <= TOL_KIB, (avail_after, st_after)
     g.balloon(ram)
