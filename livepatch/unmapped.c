@@ -3,8 +3,8 @@
  * guestmm_klp: unmapped page cache control (seed 001, Balbir Singh's
  * "Provide control over unmapped pages", 2010, never merged), in kswapd.
  *
- * Issue 14.  Tested in 6.1 and 6.12 (MGLRU) guests:
- * tests/cases/klp_unmapped_*.py.  Design: docs/design/unmapped-in-kswapd.md.
+ * Tested in 6.1 and 6.12 (MGLRU) guests: tests/cases/klp_unmapped_*.py.
+ * Design: docs/design/unmapped-in-kswapd.md.
  *
  * A guest whose disk the host caches already has its file data in the
  * host's page cache; the guest's own copy is a duplicate as long as no

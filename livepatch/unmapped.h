@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * guestmm_klp: the unmapped page cache control (unmapped.c,
- * unmapped_walk.c), issue 14.
+ * unmapped_walk.c).
  *
  * A livepatch of pgdat_balanced() (mm/vmscan.c): kswapd treats a node whose
  * unmapped page cache is above max_unmapped_ratio as not balanced, and

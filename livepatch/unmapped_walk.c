@@ -2,7 +2,7 @@
 /*
  * guestmm_klp: the walk of the unmapped page cache control.
  *
- * Issue 14; tests/cases/klp_unmapped_*.py (6.1, 6.12 with MGLRU).
+ * Tests: tests/cases/klp_unmapped_*.py (6.1, 6.12 with MGLRU).
  *
  * One pass (unmapped.c starts it in kswapd, from balance_pgdat()) walks
  * the file LRU of every memcg on the node, oldest first, and takes only

@@ -3,7 +3,7 @@
  * guestmm_klp: one pass of the unmapped page cache control, between the
  * policy (unmapped.c: when, how much, when to stop) and the walk
  * (unmapped_walk.c: which folios, and handing them to the kernel's
- * shrink_folio_list()), issue 14.
+ * shrink_folio_list()).
  */
 #ifndef _GUESTMM_KLP_UNMAPPED_WALK_H
 #define _GUESTMM_KLP_UNMAPPED_WALK_H

@@ -58,13 +58,14 @@
 
 /*
  * Adjust a block's balloon page count.  Returns true if that made the
- * block complete.  Caller holds pages_lock.
+ * block complete.
  */
 static bool __gmb_chunk_track(struct gmb *vb, struct page *page, int delta)
 {
 	unsigned long i = page_to_pfn(page) >> vb->chunk_order;
 	unsigned int full = gmb_blk_pages(vb);
 
+	lockdep_assert_held(&vb->b_dev_info.pages_lock);
 	/* Every online page is in a tracked block (blocks.c). */
 	if (WARN_ON_ONCE(i >= vb->nr_blks))
 		return false;
@@ -77,11 +78,11 @@ static bool __gmb_chunk_track(struct gmb *vb, struct page *page, int delta)
 	return true;
 }
 
-/* Caller holds pages_lock. */
 static bool gmb_in_complete_block(struct gmb *vb, struct page *page)
 {
 	unsigned long i = page_to_pfn(page) >> vb->chunk_order;
 
+	lockdep_assert_held(&vb->b_dev_info.pages_lock);
 	return i < vb->nr_blks && vb->blk_count[i] == gmb_blk_pages(vb);
 }
 
@@ -200,11 +201,12 @@ static void gmb_chunk_insert(struct gmb *vb, struct page *page,
 	gmb_chunk_list_add(vb, page);
 }
 
-/* A stray 4 KiB page enters the balloon.  Called with balloon_lock. */
+/* A stray 4 KiB page enters the balloon. */
 void gmb_chunk_enqueue(struct gmb *vb, struct page *page)
 {
 	unsigned long flags;
 
+	lockdep_assert_held(&vb->balloon_lock);
 	/* Freshly allocated and ours alone: this does not sleep. */
 	lock_page(page);
 	spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
@@ -218,13 +220,13 @@ void gmb_chunk_enqueue(struct gmb *vb, struct page *page)
  * A whole split block enters the balloon.  All its pages are locked
  * before the first one becomes movable, so compaction cannot isolate a
  * page while the block is still incomplete and then migrate it out.
- * Called with balloon_lock.
  */
 void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head)
 {
 	unsigned int i, n = gmb_blk_pages(vb);
 	unsigned long flags;
 
+	lockdep_assert_held(&vb->balloon_lock);
 	for (i = 0; i < n; i++)
 		lock_page(nth_page(head, i));
 	spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
@@ -251,7 +253,6 @@ void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head)
  * could not lock): it may return fewer than @n while strays remain, and
  * the next call starts past those pages.  A @nodes walk (deflate on OOM
  * on a NUMA guest) still visits the whole list.  Returns how many.
- * Called with balloon_lock.
  */
 unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
 			       unsigned int n, bool strays_only,
@@ -263,6 +264,7 @@ unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
 	unsigned long flags;
 	LIST_HEAD(passed);
 
+	lockdep_assert_held(&vb->balloon_lock);
 	spin_lock_irqsave(&b->pages_lock, flags);
 	list_for_each_entry_safe(page, tmp, &b->pages, lru) {
 		if (done == n || skipped == GMB_DEQUEUE_SKIP_MAX)
@@ -300,7 +302,7 @@ unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
  * page is ours and on the list if, under its lock and pages_lock, it is
  * PageOffline with our balloon as its private and not isolated; pages
  * isolated or locked right now stay (they migrate like any other).
- * Returns how many.  Called with balloon_lock.
+ * Returns how many.
  */
 unsigned int gmb_chunk_dequeue_block(struct gmb *vb, struct list_head *pages,
 				     unsigned long blk, unsigned int max)

@@ -39,7 +39,7 @@
 /*
  * The incomplete block with the most balloon pages, at least
  * defrag_min_pages, that has not failed since the last full pass; or
- * ULONG_MAX.  Caller holds defrag_lock.
+ * ULONG_MAX.
  */
 static unsigned long gmb_defrag_pick(struct gmb *vb)
 {
@@ -91,7 +91,7 @@ static unsigned int gmb_defrag_give_own(struct gmb *vb, unsigned long blk)
  * pages are broken anyway and may come back whole, and the strays left
  * gather in fuller blocks, which are cheaper to complete next.  Blocks
  * whose pages are all isolated right now end the search; the list gives
- * the rest.  Called with balloon_lock.  Returns balloon pages given back.
+ * the rest.  Returns balloon pages given back.
  */
 static unsigned int gmb_defrag_give_sparse(struct gmb *vb, unsigned int want)
 {
@@ -119,9 +119,8 @@ static unsigned int gmb_defrag_give_sparse(struct gmb *vb, unsigned int want)
 /*
  * Complete block @blk.  Returns 0, or the error of alloc_contig_range()
  * (the kernel put every page it moved back; the strays we gave back
- * first are reinflated by size_work).  Caller holds defrag_lock, not
- * balloon_lock: migrating our own strays takes balloon_lock
- * (gmb_migrate_begin()).
+ * first are reinflated by size_work).  Not with balloon_lock: migrating
+ * our own strays takes it (gmb_migrate_begin()).
  */
 static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
 {
@@ -130,6 +129,7 @@ static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
 	unsigned int used = gmb_block_in_use(vb, pfn), own;
 	int err;
 
+	lockdep_assert_held(&vb->defrag_lock);
 	/* A stray migrated in since the pick may have completed it. */
 	if (gmb_chunk_count(vb, blk) >= n)
 		return -EEXIST;
@@ -171,8 +171,8 @@ static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
 	 * a size_work run since gmb_defrag_give_own() (a reinflation after
 	 * a failed block), which refilled the gap our strays left, so that
 	 * n - own was too few, and which may have seen the balloon at its
-	 * target and gone idle before the block came in (CI of round 10:
-	 * 256 pages over, for good).
+	 * target and gone idle before the block came in (which left the
+	 * balloon 256 pages over its target for good).
 	 */
 	gmb_resize_later(vb, 0);
 

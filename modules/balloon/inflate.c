@@ -37,10 +37,7 @@ void gmb_vq_ack(struct virtqueue *vq)
 	wake_up(&vb->acked);
 }
 
-/*
- * Send @num pfns from @pfns on @vq and wait until the host has used them.
- * Called with balloon_lock.
- */
+/* Send @num pfns from @pfns on @vq and wait until the host has used them. */
 void gmb_send_pfns(struct gmb *vb, struct virtqueue *vq, __virtio32 *pfns,
 		   unsigned int num)
 {
@@ -48,6 +45,7 @@ void gmb_send_pfns(struct gmb *vb, struct virtqueue *vq, __virtio32 *pfns,
 	unsigned int len;
 	int err;
 
+	lockdep_assert_held(&vb->balloon_lock);
 	sg_init_one(&sg, pfns, sizeof(pfns[0]) * num);
 
 	/* The queue is empty here, so one buffer always fits. */
@@ -73,10 +71,10 @@ void gmb_send_pfns(struct gmb *vb, struct virtqueue *vq, __virtio32 *pfns,
 /*
  * Send vb->pfns[0..num_pfns) on @vq.  Migrations still queued go first,
  * so the host learns of every frame's changes in the order they happened.
- * Called with balloon_lock.
  */
 void gmb_tell_host(struct gmb *vb, struct virtqueue *vq)
 {
+	lockdep_assert_held(&vb->balloon_lock);
 	gmb_migrate_flush(vb);
 	gmb_send_pfns(vb, vq, vb->pfns, vb->num_pfns);
 }
@@ -111,10 +109,11 @@ static unsigned int gmb_batch(struct gmb *vb, unsigned int num)
 /*
  * Hand a freshly allocated page to the balloon.  @block: part of a whole
  * block (chunk mode), which is kept behind the strays so that deflation
- * reaches it last.  Called with balloon_lock.
+ * reaches it last.
  */
 static void gmb_enqueue(struct gmb *vb, struct page *page, bool block)
 {
+	lockdep_assert_held(&vb->balloon_lock);
 	gmb_numa_track(vb, page, 1, false);
 	if (vb->movable) {
 		if (vb->chunk_order)
@@ -187,7 +186,7 @@ static unsigned int gmb_dequeue_pinned(struct gmb *vb, struct list_head *pages,
  * the list: strays first; with @strays_only never a page of a complete
  * block (movable chunk mode); with @nodes only pages of those nodes.
  * Returns how many; fewer (even 0) while pages remain if those are
- * isolated for migration right now.  Called with balloon_lock.
+ * isolated for migration right now.
  */
 static unsigned int gmb_dequeue(struct gmb *vb, struct list_head *pages,
 				unsigned int n, bool strays_only,
@@ -207,7 +206,7 @@ static unsigned int gmb_dequeue(struct gmb *vb, struct list_head *pages,
 /*
  * A whole block of 1 << chunk_order order-0 pages, each holding one
  * reference (ours), enters the balloon and goes to the host in one
- * buffer.  Called with balloon_lock.
+ * buffer.
  */
 void gmb_add_block(struct gmb *vb, struct page *head)
 {
@@ -352,7 +351,6 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
  * @why: how they are counted
  *
  * The host is told before the pages are freed, as MUST_TELL_HOST requires.
- * Called with balloon_lock.
  *
  * Return: number of balloon pages given back.
  */

@@ -40,12 +40,13 @@ static struct virtqueue *gmb_mig_vq(struct gmb *vb, int dir)
 	return dir == GMB_MIG_IN ? vb->inflate_vq : vb->deflate_vq;
 }
 
-/* Tell the host about every queued migration.  Called with balloon_lock. */
+/* Tell the host about every queued migration. */
 void gmb_migrate_flush(struct gmb *vb)
 {
 	bool sent = false;
 	int dir;
 
+	lockdep_assert_held(&vb->balloon_lock);
 	for (dir = GMB_MIG_IN; dir <= GMB_MIG_OUT; dir++) {
 		struct gmb_mig_queue *q = &vb->mig[dir];
 
@@ -79,7 +80,6 @@ static void gmb_migrate_work(struct work_struct *work)
  * instead would be wrong for an old frame that comes back: it may have
  * been written in between (a migration target is zeroed under
  * init_on_alloc), so the host backs it again and must be told to take it.
- * Called with balloon_lock.
  */
 static void gmb_migrate_queue(struct gmb *vb, int dir, struct page *page)
 {
@@ -87,6 +87,7 @@ static void gmb_migrate_queue(struct gmb *vb, int dir, struct page *page)
 	__virtio32 first[GMB_PAGES_PER_PAGE];
 	unsigned int i;
 
+	lockdep_assert_held(&vb->balloon_lock);
 	gmb_set_page_pfns(vb, first, page);
 	for (i = 0; i < other->nr; i++) {
 		if (other->pfns[i * GMB_PAGES_PER_PAGE] == first[0]) {
@@ -113,13 +114,14 @@ static unsigned int gmb_migrate_batch(struct gmb *vb)
 /*
  * The host learns that @newpage replaced @page: now (migrate_batch=1 or
  * MUST_TELL_HOST: inflate the new frame, then deflate the old one, as
- * stock does) or with the next batch.  Called with balloon_lock.
+ * stock does) or with the next batch.
  */
 static void gmb_migrate_tell(struct gmb *vb, struct page *newpage,
 			     struct page *page)
 {
 	unsigned int batch = gmb_migrate_batch(vb);
 
+	lockdep_assert_held(&vb->balloon_lock);
 	gmb_migrate_queue(vb, GMB_MIG_IN, newpage);
 	gmb_migrate_queue(vb, GMB_MIG_OUT, page);
 	if (vb->mig[GMB_MIG_IN].nr >= batch ||
