@@ -301,8 +301,10 @@ unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
  * given back after, and gives back strays of the sparsest blocks.  A
  * page is ours and on the list if, under its lock and pages_lock, it is
  * PageOffline with our balloon as its private and not isolated; pages
- * isolated or locked right now stay (they migrate like any other).
- * Returns how many.
+ * isolated or locked right now stay (they migrate like any other).  A
+ * block that is complete under pages_lock gives nothing: the caller chose
+ * it from a count read without the lock (gmb_chunk_sparsest()), and a
+ * stray migrated in since may have completed it.  Returns how many.
  */
 unsigned int gmb_chunk_dequeue_block(struct gmb *vb, struct list_head *pages,
 				     unsigned long blk, unsigned int max)
@@ -315,6 +317,8 @@ unsigned int gmb_chunk_dequeue_block(struct gmb *vb, struct list_head *pages,
 
 	lockdep_assert_held(&vb->balloon_lock);
 	spin_lock_irqsave(&b->pages_lock, flags);
+	if (vb->blk_count[blk] == n)
+		max = 0;
 	for (i = 0; i < n && done < max; i++) {
 		page = pfn_to_page(pfn + i);
 		if (!PageOffline(page) || page_private(page) != (unsigned long)b)
