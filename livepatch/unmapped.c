@@ -59,7 +59,7 @@
 #include <linux/wait.h>
 
 #include "ksyms.h"
-#include "params.h"
+#include "../modules/gmm_param.h"
 #include "tracing.h"
 #include "unmapped.h"
 #include "unmapped_walk.h"
@@ -662,8 +662,8 @@ static int gmm_um_control_set(const char *val, const struct kernel_param *kp)
 	bool on;
 	int ret = 0;
 
-	if (gmm_klp_parse_bool(val, kp->name, &on))
-		return -EINVAL;
+	if (gmm_parse_bool(val, &on))
+		return gmm_param_invalid(val, kp, "0 or 1 (or n/y, N/Y, off/on)");
 	mutex_lock(&gmm_um_lock);
 	if (!gmm_um_ready)
 		gmm_um_want = on;	/* at load: gmm_um_init() applies it */
@@ -692,11 +692,8 @@ static int gmm_um_ratio_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned int v;
 
-	if (kstrtouint(val, 10, &v) || v < 1 || v > 100) {
-		pr_err("%s: invalid value '%.*s' (allowed 1..100)\n",
-		       kp->name, (int)strcspn(val, "\n"), val);
-		return -EINVAL;
-	}
+	if (kstrtouint(val, 10, &v) || v < 1 || v > 100)
+		return gmm_param_invalid(val, kp, "an integer from 1 to 100");
 	WRITE_ONCE(gmm_um_ratio, v);
 	/* A lower ratio applies now, not at the next page cache growth. */
 	mutex_lock(&gmm_um_lock);

@@ -10,7 +10,7 @@
 #   scripts/install.sh dkms-tree DIR          the DKMS source into DIR
 #
 # install: copies the DKMS source (Kbuild, dkms.conf, modules/balloon,
-# modules/compat.h, livepatch, LICENSE) to /usr/src/guestmm-<version>,
+# modules/compat.h, modules/gmm_param.[ch], livepatch, LICENSE) to /usr/src/guestmm-<version>,
 # `dkms add`s it and, unless --no-build, `dkms install`s it for the running
 # kernel (AUTOINSTALL rebuilds it for every kernel installed later); then
 #   /etc/modprobe.d/guestmm.conf      from scripts/modprobe.d/ (virtio_balloon
@@ -78,6 +78,8 @@ dkms_files() {
 		echo dkms.conf
 		echo LICENSE
 		echo modules/compat.h
+		echo modules/gmm_param.c
+		echo modules/gmm_param.h
 		find modules/balloon livepatch -type f \
 			\( -name '*.c' -o -name '*.h' -o -name Kbuild -o -name Makefile \
 			-o -name Kbuild.inc -o -name kernels.tsv -o -name select-variant \

@@ -69,12 +69,6 @@
 /* List entries one dequeue passes over at most, interrupts off (chunk.c). */
 #define GMB_DEQUEUE_SKIP_MAX		4096
 
-/*
- * "'%.*s'" arguments for a parameter value in an error message: without
- * the newline that a sysfs write carries.
- */
-#define GMB_VAL(val)	(int)strcspn((val) ? (val) : "", "\n"), (val) ? (val) : ""
-
 /* Virtqueue order is fixed by the device: absent queues are skipped. */
 enum gmb_vq {
 	GMB_VQ_INFLATE,

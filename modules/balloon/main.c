@@ -24,6 +24,7 @@
 #include <linux/virtio_config.h>
 #include <uapi/linux/virtio_ring.h>
 
+#include "gmm_param.h"
 #include "guestmm_balloon.h"
 
 #define CREATE_TRACE_POINTS
@@ -45,79 +46,15 @@ unsigned int gmb_param_defrag_budget_ms = GMB_DEFRAG_BUDGET_DEFAULT_MS;
 unsigned int gmb_param_defrag_min_pages = GMB_DEFRAG_MIN_DEFAULT;
 unsigned int gmb_param_chunk_make_pages = GMB_MAKE_PAGES_DEFAULT;
 
-static int gmb_param_set_bool(const char *val, const struct kernel_param *kp)
-{
-	bool v;
-
-	/* A bare "movable" means movable=1. */
-	if (!val) {
-		*(bool *)kp->arg = true;
-		return 0;
-	}
-	if (kstrtobool(val, &v)) {
-		pr_err("invalid value '%.*s' for parameter '%s': expected 0 or 1\n",
-		       GMB_VAL(val), kp->name);
-		return -EINVAL;
-	}
-	*(bool *)kp->arg = v;
-	return 0;
-}
-
-static const struct kernel_param_ops gmb_bool_ops = {
-	.flags = KERNEL_PARAM_OPS_FL_NOARG,
-	.set = gmb_param_set_bool,
-	.get = param_get_bool,
-};
-
-/* An unsigned parameter that only takes values in [min, max]. */
-struct gmb_uint_param {
-	unsigned int *val;
-	unsigned int min, max;
-};
-
-static int gmb_param_set_uint(const char *val, const struct kernel_param *kp)
-{
-	const struct gmb_uint_param *p = kp->arg;
-	unsigned int v;
-
-	if (!val || kstrtouint(val, 0, &v) || v < p->min || v > p->max) {
-		pr_err("invalid value '%.*s' for parameter '%s': expected an integer from %u to %u\n",
-		       GMB_VAL(val), kp->name, p->min, p->max);
-		return -EINVAL;
-	}
-	WRITE_ONCE(*p->val, v);
-	return 0;
-}
-
-static int gmb_param_get_uint(char *buf, const struct kernel_param *kp)
-{
-	const struct gmb_uint_param *p = kp->arg;
-
-	return sysfs_emit(buf, "%u\n", READ_ONCE(*p->val));
-}
-
-static const struct kernel_param_ops gmb_uint_ops = {
-	.set = gmb_param_set_uint,
-	.get = gmb_param_get_uint,
-};
-
-/* module_param_cb() for an unsigned int @var limited to [@min, @max]. */
-#define GMB_UINT_PARAM(name, var, min, max, mode)			\
-	static struct gmb_uint_param gmb_range_##name = {		\
-		&(var), (min), (max)					\
-	};								\
-	module_param_cb(name, &gmb_uint_ops, &gmb_range_##name, mode)
-
 static int gmb_param_set_floor(const char *val, const struct kernel_param *kp)
 {
 	int v;
 
 	if (!val || kstrtoint(val, 0, &v) || v < GMB_FLOOR_AUTO ||
-	    v > GMB_FLOOR_MAX_MB) {
-		pr_err("invalid value '%.*s' for parameter '%s': expected -1 (auto), 0 (none) or MiB up to %d\n",
-		       GMB_VAL(val), kp->name, GMB_FLOOR_MAX_MB);
-		return -EINVAL;
-	}
+	    v > GMB_FLOOR_MAX_MB)
+		return gmm_param_invalid(val, kp,
+					 "-1 (auto), 0 (none) or MiB up to %d",
+					 GMB_FLOOR_MAX_MB);
 	WRITE_ONCE(*(int *)kp->arg, v);
 	return 0;
 }
@@ -138,11 +75,9 @@ static int gmb_param_set_chunk(const char *val, const struct kernel_param *kp)
 
 	if (!val || kstrtouint(val, 0, &v) ||
 	    (v && (v != pageblock_order ||
-		   (GMB_PAGES_PER_PAGE << v) > GMB_PFNS_MAX))) {
-		pr_err("invalid value '%.*s' for parameter '%s': expected 0 or %u (pageblock_order)\n",
-		       GMB_VAL(val), kp->name, (unsigned int)pageblock_order);
-		return -EINVAL;
-	}
+		   (GMB_PAGES_PER_PAGE << v) > GMB_PFNS_MAX)))
+		return gmm_param_invalid(val, kp, "0 or %u (pageblock_order)",
+					 (unsigned int)pageblock_order);
 	WRITE_ONCE(*(unsigned int *)kp->arg, v);
 	return 0;
 }
@@ -152,22 +87,22 @@ static const struct kernel_param_ops gmb_chunk_ops = {
 	.get = param_get_uint,
 };
 
-module_param_cb(movable, &gmb_bool_ops, &gmb_param_movable, 0444);
+module_param_cb(movable, &gmm_bool_ops, &gmb_param_movable, 0444);
 MODULE_PARM_DESC(movable,
 		 "Balloon pages can be migrated by compaction (1, default) or are pinned (0, pre-3.8 behaviour). Read at probe.");
-GMB_UINT_PARAM(batch_pages, gmb_param_batch_pages, GMB_PAGES_PER_PAGE,
+GMM_UINT_PARAM(batch_pages, gmb_param_batch_pages, GMB_PAGES_PER_PAGE,
 	       GMB_PFNS_MAX, 0644);
 MODULE_PARM_DESC(batch_pages,
 		 "4 KiB pages per inflate/deflate message to the host (1-512, default 256)");
-GMB_UINT_PARAM(migrate_batch, gmb_param_migrate_batch, GMB_PAGES_PER_PAGE,
+GMM_UINT_PARAM(migrate_batch, gmb_param_migrate_batch, GMB_PAGES_PER_PAGE,
 	       GMB_PFNS_MAX, 0644);
 MODULE_PARM_DESC(migrate_batch,
 		 "Balloon page migrations told to the host per message (1-512, default 256; 1 = at once, as stock; always 1 with MUST_TELL_HOST)");
-GMB_UINT_PARAM(oom_pages, gmb_param_oom_pages, GMB_PAGES_PER_PAGE,
+GMM_UINT_PARAM(oom_pages, gmb_param_oom_pages, GMB_PAGES_PER_PAGE,
 	       GMB_OOM_PAGES_MAX, 0644);
 MODULE_PARM_DESC(oom_pages,
 		 "4 KiB pages deflated per OOM notification with DEFLATE_ON_OOM (1-65536, default 256)");
-GMB_UINT_PARAM(report_order, gmb_param_report_order, 0, GMM_MAX_PAGE_ORDER,
+GMM_UINT_PARAM(report_order, gmb_param_report_order, 0, GMM_MAX_PAGE_ORDER,
 	       0444);
 module_param_cb(floor_mb, &gmb_floor_ops, &gmb_param_floor_mb, 0644);
 MODULE_PARM_DESC(floor_mb,
@@ -175,7 +110,7 @@ MODULE_PARM_DESC(floor_mb,
 module_param_cb(chunk_order, &gmb_chunk_ops, &gmb_param_chunk_order, 0444);
 MODULE_PARM_DESC(chunk_order,
 		 "Inflate whole aligned blocks of this order (pageblock_order, 2 MiB on x86, default; or 0 = 4 KiB pages only). Read at probe.");
-GMB_UINT_PARAM(report_delay_ms, gmb_param_report_delay_ms, 0,
+GMM_UINT_PARAM(report_delay_ms, gmb_param_report_delay_ms, 0,
 	       GMB_REPORT_DELAY_MAX_MS, 0644);
 MODULE_PARM_DESC(report_delay_ms,
 		 "Report freed pages to the host this long after they are freed (0-600000 ms; 0 = the kernel's own 2 s)");
@@ -191,7 +126,7 @@ static struct gmb *gmb_dev;
 /* defrag_interval_ms: a new value takes effect now, not after the old. */
 static int gmb_param_set_defrag(const char *val, const struct kernel_param *kp)
 {
-	int err = gmb_param_set_uint(val, kp);
+	int err = gmm_uint_set(val, kp);
 
 	if (err)
 		return err;
@@ -204,23 +139,23 @@ static int gmb_param_set_defrag(const char *val, const struct kernel_param *kp)
 
 static const struct kernel_param_ops gmb_defrag_ops = {
 	.set = gmb_param_set_defrag,
-	.get = gmb_param_get_uint,
+	.get = gmm_uint_get,
 };
 
-static struct gmb_uint_param gmb_range_defrag_interval_ms = {
+static struct gmm_uint_param gmb_range_defrag_interval_ms = {
 	&gmb_param_defrag_interval_ms, 0, GMB_DEFRAG_INTERVAL_MAX_MS
 };
 module_param_cb(defrag_interval_ms, &gmb_defrag_ops,
 		&gmb_range_defrag_interval_ms, 0644);
 MODULE_PARM_DESC(defrag_interval_ms,
 		 "Balloon defrag in the background every this many ms while it finds work (default 1000; 0 = off; up to 3600000). Needs chunk_order and movable=1.");
-GMB_UINT_PARAM(defrag_budget_ms, gmb_param_defrag_budget_ms, 1,
+GMM_UINT_PARAM(defrag_budget_ms, gmb_param_defrag_budget_ms, 1,
 	       GMB_DEFRAG_BUDGET_MAX_MS, 0644);
 MODULE_PARM_DESC(defrag_budget_ms,
 		 "Time one background defrag run may take (1-10000 ms, default 20)");
-GMB_UINT_PARAM(defrag_min_pages, gmb_param_defrag_min_pages, 1,
+GMM_UINT_PARAM(defrag_min_pages, gmb_param_defrag_min_pages, 1,
 	       GMB_PFNS_MAX - 1, 0644);
-GMB_UINT_PARAM(chunk_make_pages, gmb_param_chunk_make_pages, 0,
+GMM_UINT_PARAM(chunk_make_pages, gmb_param_chunk_make_pages, 0,
 	       GMB_PFNS_MAX - 1, 0644);
 MODULE_PARM_DESC(chunk_make_pages,
 		 "With chunk_order, when no free 2 MiB block is backed by the host, make one by migrating at most this many pages out of a block into the holes of others (0-511, default 256; 0 = fall back to 4 KiB pages at once)");

@@ -42,6 +42,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
+#include "gmm_param.h"
 #include "guestmm_balloon.h"
 
 enum gmb_numa_mode { GMB_NUMA_FREE, GMB_NUMA_LOCAL, GMB_NUMA_WEIGHTS };
@@ -90,11 +91,10 @@ static int gmb_numa_param_set(const char *val, const struct kernel_param *kp)
 	else if (sysfs_streq(val, "local"))
 		mode = GMB_NUMA_LOCAL;
 	else if (gmb_numa_parse_weights(val, w)) {
-		pr_err("invalid value '%.*s' for parameter '%s': expected free, local, or up to %u comma-separated node weights (0-%u, not all 0)\n",
-		       GMB_VAL(val), kp->name, nr_node_ids,
-		       GMB_NUMA_WEIGHT_MAX);
 		kfree(w);
-		return -EINVAL;
+		return gmm_param_invalid(val, kp,
+					 "free, local, or up to %u comma-separated node weights (0-%u, not all 0)",
+					 nr_node_ids, GMB_NUMA_WEIGHT_MAX);
 	}
 
 	spin_lock(&gmb_numa_lock);

@@ -40,7 +40,8 @@ def run(g):
         g.sh("echo %s > %s/%s" % (bad, PAR, name), check=False)
         assert g.last_rc != 0, (name, bad)
         assert g.sh("cat %s/%s" % (PAR, name)) == before, (name, bad)
-    assert "search_depth: invalid value '5000'" in g.sh("dmesg")
+    assert "guestmm_klp: invalid value '5000' for parameter 'search_depth'" \
+        in g.sh("dmesg")
     g.sh("echo 64 > %s/search_depth && echo 4 > %s/candidates" % (PAR, PAR))
     assert g.sh("cat %s/search_depth" % PAR).strip() == "64"
     assert g.sh("cat %s/candidates" % PAR).strip() == "4"

@@ -32,7 +32,8 @@ def write_bad(g, name, value):
     assert g.last_rc != 0, (name, value, out)
     assert "Invalid argument" in out, out
     log = g.sh("dmesg")
-    assert "guestmm_klp: %s: invalid value" % name in log, log
+    assert "guestmm_klp: invalid value '%s' for parameter '%s'" % (
+        value, name) in log, log
 
 
 def wait_under(g, timeout=30):
