@@ -115,6 +115,11 @@ def build_livepatch_copy(kdir, tmp, table):
                     ignore=shutil.ignore_patterns("*.o", "*.ko", "*.mod*", ".*",
                                                   "builds.h", "protos.h",
                                                   "klp-postlink"))
+    # The parameter parsing it shares with the balloon (livepatch/param.c).
+    os.makedirs(os.path.join(tmp, "modules"), exist_ok=True)
+    for f in ("gmm_param.c", "gmm_param.h"):
+        shutil.copy(os.path.join(TOP, "modules", f),
+                    os.path.join(tmp, "modules", f))
     p = subprocess.run(["make", "-C", kdir, "M=" + lp,
                         "GMM_KLP_KERNELS=" + table, "modules"],
                        capture_output=True, text=True)
