@@ -33,8 +33,50 @@
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/slab.h>
+#include <linux/moduleparam.h>
 
+#include "gmm_param.h"
 #include "guestmm_balloon.h"
+
+unsigned int gmb_param_defrag_interval_ms = GMB_DEFRAG_INTERVAL_DEFAULT_MS;
+unsigned int gmb_param_defrag_budget_ms = GMB_DEFRAG_BUDGET_DEFAULT_MS;
+unsigned int gmb_param_defrag_min_pages = GMB_DEFRAG_MIN_DEFAULT;
+
+/* defrag_interval_ms: a new value takes effect now, not after the old. */
+static int gmb_param_set_defrag(const char *val, const struct kernel_param *kp)
+{
+	int err = gmm_uint_set(val, kp);
+	struct gmb *vb;
+
+	if (err)
+		return err;
+	vb = gmb_host_lock();
+	if (vb)
+		gmb_defrag_schedule(vb, 0);
+	gmb_host_unlock();
+	return 0;
+}
+
+static const struct kernel_param_ops gmb_defrag_ops = {
+	.set = gmb_param_set_defrag,
+	.get = gmm_uint_get,
+};
+
+static struct gmm_uint_param gmb_range_defrag_interval_ms = {
+	&gmb_param_defrag_interval_ms, 0, GMB_DEFRAG_INTERVAL_MAX_MS
+};
+module_param_cb(defrag_interval_ms, &gmb_defrag_ops,
+		&gmb_range_defrag_interval_ms, 0644);
+MODULE_PARM_DESC(defrag_interval_ms,
+		 "Balloon defrag in the background every this many ms while it finds work (default 1000; 0 = off; up to 3600000). Needs chunk_order and movable=1.");
+GMM_UINT_PARAM(defrag_budget_ms, gmb_param_defrag_budget_ms, 1,
+	       GMB_DEFRAG_BUDGET_MAX_MS, 0644);
+MODULE_PARM_DESC(defrag_budget_ms,
+		 "Time one background defrag run may take (1-10000 ms, default 20)");
+GMM_UINT_PARAM(defrag_min_pages, gmb_param_defrag_min_pages, 1,
+	       GMB_PFNS_MAX - 1, 0644);
+MODULE_PARM_DESC(defrag_min_pages,
+		 "Defrag completes only blocks already holding this many balloon pages (1-511, default 256): the rest of the block is migrated");
 
 /*
  * The incomplete block with the most balloon pages, at least

@@ -287,14 +287,20 @@ struct gmb {
 	atomic64_t counters[GMB_NR_COUNTERS];
 };
 
-/* Module parameters (main.c). */
+/*
+ * Module parameters, each defined beside the code that reads it: main.c
+ * (movable, chunk_order: read at probe), inflate.c (batch_pages,
+ * floor_mb), host.c (migrate_batch), pressure.c (oom_pages), report.c
+ * (report_order, report_delay_ms), defrag.c (defrag_*), source.c
+ * (chunk_make_pages), numa.c (numa_inflate).
+ */
 extern bool gmb_param_movable;
+extern unsigned int gmb_param_chunk_order;
 extern unsigned int gmb_param_batch_pages;
+extern int gmb_param_floor_mb;
+extern unsigned int gmb_param_migrate_batch;
 extern unsigned int gmb_param_oom_pages;
 extern unsigned int gmb_param_report_order;
-extern int gmb_param_floor_mb;
-extern unsigned int gmb_param_chunk_order;
-extern unsigned int gmb_param_migrate_batch;
 extern unsigned int gmb_param_report_delay_ms;
 extern unsigned int gmb_param_defrag_interval_ms;
 extern unsigned int gmb_param_defrag_budget_ms;
@@ -317,22 +323,40 @@ static inline bool gmb_has(struct gmb *vb, unsigned int fbit)
 	return virtio_has_feature(vb->vdev, fbit);
 }
 
-/* main.c */
+/*
+ * The files call each other downwards only, in this order (each may call
+ * those below it): main.c, debugfs.c; defrag.c; pressure.c; inflate.c;
+ * source.c; chunk.c; migrate.c; host.c; report.c, stats.c, numa.c,
+ * blocks.c.
+ */
+
+/* host.c */
+void gmb_host_init(struct gmb *vb);
+void gmb_host_bind(struct gmb *vb);
+struct gmb *gmb_host_lock(void);
+void gmb_host_unlock(void);
+u32 gmb_read_target(struct gmb *vb);
+s64 gmb_towards_target(struct gmb *vb);
 void gmb_write_actual(struct gmb *vb);
-void gmb_resize_later(struct gmb *vb, unsigned long delay);
-void gmb_queue_work_later(struct gmb *vb, struct delayed_work *dw,
-			  unsigned long delay);
 void gmb_queue_work(struct gmb *vb, struct delayed_work *dw,
 		    unsigned long delay);
-s64 gmb_towards_target(struct gmb *vb);
-u32 gmb_read_target(struct gmb *vb);
-
-/* inflate.c */
+void gmb_queue_work_later(struct gmb *vb, struct delayed_work *dw,
+			  unsigned long delay);
+void gmb_resize_later(struct gmb *vb, unsigned long delay);
 void gmb_vq_ack(struct virtqueue *vq);
 void gmb_send_pfns(struct gmb *vb, struct virtqueue *vq,
 		   __virtio32 *pfns, unsigned int num);
 void gmb_tell_host(struct gmb *vb, struct virtqueue *vq);
 void gmb_set_page_pfns(struct gmb *vb, __virtio32 pfns[], struct page *page);
+enum { GMB_MIG_IN, GMB_MIG_OUT };
+void gmb_migrate_flush(struct gmb *vb);
+void gmb_migrate_tell(struct gmb *vb, struct page *newpage,
+		      struct page *page);
+void gmb_migrate_stop(struct gmb *vb);
+
+/* inflate.c */
+unsigned int gmb_floor_allow(struct gmb *vb, unsigned int num);
+unsigned long gmb_floor_pages(struct gmb *vb);
 unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff);
 void gmb_add_block(struct gmb *vb, struct page *head);
 unsigned int gmb_give_back(struct gmb *vb, struct list_head *pages,
@@ -344,10 +368,7 @@ unsigned int gmb_leak(struct gmb *vb, unsigned int num,
 void gmb_leak_all(struct gmb *vb);
 
 /* migrate.c */
-enum { GMB_MIG_IN, GMB_MIG_OUT };
 void gmb_migrate_init(struct gmb *vb);
-void gmb_migrate_flush(struct gmb *vb);
-void gmb_migrate_stop(struct gmb *vb);
 int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page,
 		      enum migrate_mode mode);
 int gmb_migrate_end(struct gmb *vb, struct page *newpage, struct page *page);
@@ -409,8 +430,6 @@ void gmb_numa_migrate(struct gmb *vb, struct page *newpage, struct page *page);
 void gmb_numa_show(struct gmb *vb, struct seq_file *m);
 
 /* pressure.c */
-unsigned int gmb_floor_allow(struct gmb *vb, unsigned int num);
-unsigned long gmb_floor_pages(struct gmb *vb);
 int gmb_oom_register(struct gmb *vb);
 void gmb_oom_unregister(struct gmb *vb);
 unsigned long gmb_reinflate_wait(struct gmb *vb, unsigned long num);

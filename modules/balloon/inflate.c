@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Filling and leaking the balloon, and the host messages that
- * go with it.
+ * Filling and leaking the balloon, within the floor.
  *
  * Pages move in batches of at most batch_pages balloon pages; each batch is
  * one buffer on the inflate or deflate virtqueue and the driver waits for
@@ -19,6 +18,14 @@
  * __GFP_MOVABLE, as virtio_balloon before balloon compaction, 3.8): a
  * page that can never move must not sit in a movable pageblock or in
  * ZONE_MOVABLE, where it would stop compaction and memory offlining.
+ *
+ * The floor keeps the host from ballooning the guest to death: the balloon
+ * never grows past the point where the guest would keep less than
+ * floor_mb of its memory.  The automatic floor (floor_mb=-1, default) is
+ * the one hv_balloon uses: 104 MiB + 1/8 of RAM for 512 MiB..2 GiB guests
+ * (232 MiB for 1 GiB), scaled for smaller and larger guests.  A host
+ * target below the floor is not an error; the balloon stops at the floor
+ * and tries again later.
  */
 #include <linux/mm.h>
 #include <linux/page-flags.h>
@@ -26,69 +33,99 @@
 #include <linux/sched.h>
 #include <linux/delay.h>
 #include <linux/vmstat.h>
+#include <linux/moduleparam.h>
 
+#include "gmm_param.h"
 #include "guestmm_balloon.h"
 #include "trace.h"
 
-void gmb_vq_ack(struct virtqueue *vq)
-{
-	struct gmb *vb = vq->vdev->priv;
+unsigned int gmb_param_batch_pages = GMB_PFNS_DEFAULT;
+GMM_UINT_PARAM(batch_pages, gmb_param_batch_pages, GMB_PAGES_PER_PAGE,
+	       GMB_PFNS_MAX, 0644);
+MODULE_PARM_DESC(batch_pages,
+		 "4 KiB pages per inflate/deflate message to the host (1-512, default 256)");
 
-	wake_up(&vb->acked);
+int gmb_param_floor_mb = GMB_FLOOR_AUTO;
+
+static int gmb_param_set_floor(const char *val, const struct kernel_param *kp)
+{
+	int v;
+
+	if (!val || kstrtoint(val, 0, &v) || v < GMB_FLOOR_AUTO ||
+	    v > GMB_FLOOR_MAX_MB)
+		return gmm_param_invalid(val, kp,
+					 "-1 (auto), 0 (none) or MiB up to %d",
+					 GMB_FLOOR_MAX_MB);
+	WRITE_ONCE(*(int *)kp->arg, v);
+	return 0;
 }
 
-/* Send @num pfns from @pfns on @vq and wait until the host has used them. */
-void gmb_send_pfns(struct gmb *vb, struct virtqueue *vq, __virtio32 *pfns,
-		   unsigned int num)
+static const struct kernel_param_ops gmb_floor_ops = {
+	.set = gmb_param_set_floor,
+	.get = param_get_int,
+};
+
+module_param_cb(floor_mb, &gmb_floor_ops, &gmb_param_floor_mb, 0644);
+MODULE_PARM_DESC(floor_mb,
+		 "Never inflate below this much guest memory in MiB (-1 = automatic, default; 0 = no floor)");
+
+#define MIB_PAGES(mb)	((unsigned long)(mb) << (20 - PAGE_SHIFT))
+
+/* Guest memory, in Linux pages, with the balloon counted as guest memory. */
+static unsigned long gmb_guest_pages(struct gmb *vb)
 {
-	struct scatterlist sg;
-	unsigned int len;
-	int err;
+	unsigned long total = totalram_pages();
 
-	lockdep_assert_held(&vb->balloon_lock);
-	sg_init_one(&sg, pfns, sizeof(pfns[0]) * num);
-
-	/* The queue is empty here, so one buffer always fits. */
-	err = virtqueue_add_outbuf(vq, &sg, 1, vb, GFP_KERNEL);
-	if (unlikely(err)) {
-		dev_err_ratelimited(&vb->vdev->dev,
-				    "cannot queue %u pfns on %s: %d\n",
-				    num, vq->name, err);
-		return;
-	}
-	virtqueue_kick(vq);
-	wait_event(vb->acked, virtqueue_get_buf(vq, &len));
-
-	if (vq == vb->inflate_vq) {
-		gmb_count(vb, GMB_C_MSG_INFLATE, 1);
-		gmb_count(vb, GMB_C_TOLD_IN, num / GMB_PAGES_PER_PAGE);
-	} else {
-		gmb_count(vb, GMB_C_MSG_DEFLATE, 1);
-		gmb_count(vb, GMB_C_TOLD_OUT, num / GMB_PAGES_PER_PAGE);
-	}
+	if (vb->adjust_managed)
+		total += READ_ONCE(vb->num_pages) / GMB_PAGES_PER_PAGE;
+	return total;
 }
 
-/*
- * Send vb->pfns[0..num_pfns) on @vq.  Migrations still queued go first,
- * so the host learns of every frame's changes in the order they happened.
+static unsigned long gmb_auto_floor(unsigned long total)
+{
+	if (total < MIB_PAGES(128))
+		return MIB_PAGES(8) + (total >> 1);
+	if (total < MIB_PAGES(512))
+		return MIB_PAGES(40) + (total >> 2);
+	if (total < MIB_PAGES(2048))
+		return MIB_PAGES(104) + (total >> 3);
+	if (total < MIB_PAGES(8192))
+		return MIB_PAGES(232) + (total >> 4);
+	return MIB_PAGES(488) + (total >> 5);
+}
+
+/* The floor in Linux pages (0 = none). */
+unsigned long gmb_floor_pages(struct gmb *vb)
+{
+	int mb = READ_ONCE(gmb_param_floor_mb);
+
+	if (mb == GMB_FLOOR_AUTO)
+		return gmb_auto_floor(gmb_guest_pages(vb));
+	return MIB_PAGES(mb);
+}
+
+/**
+ * gmb_floor_allow - how much of an inflation the floor permits
+ * @vb: the balloon
+ * @num: balloon pages the host wants added
+ *
+ * Return: balloon pages that may be added (<= @num).
  */
-void gmb_tell_host(struct gmb *vb, struct virtqueue *vq)
+unsigned int gmb_floor_allow(struct gmb *vb, unsigned int num)
 {
-	lockdep_assert_held(&vb->balloon_lock);
-	gmb_migrate_flush(vb);
-	gmb_send_pfns(vb, vq, vb->pfns, vb->num_pfns);
-}
+	unsigned long total = gmb_guest_pages(vb);
+	unsigned long floor = gmb_floor_pages(vb);
+	unsigned long held = READ_ONCE(vb->num_pages) / GMB_PAGES_PER_PAGE;
+	unsigned long room;
 
-void gmb_set_page_pfns(struct gmb *vb, __virtio32 pfns[], struct page *page)
-{
-	u32 first = page_to_pfn(page) * GMB_PAGES_PER_PAGE;
-	unsigned int i;
-
-	BUILD_BUG_ON(PAGE_SHIFT < VIRTIO_BALLOON_PFN_SHIFT);
-	BUILD_BUG_ON(GMB_PAGES_PER_PAGE > GMB_PFNS_MAX);
-
-	for (i = 0; i < GMB_PAGES_PER_PAGE; i++)
-		pfns[i] = cpu_to_virtio32(vb->vdev, first + i);
+	room = total > floor + held ? total - floor - held : 0;
+	if ((unsigned long)num / GMB_PAGES_PER_PAGE <= room)
+		return num;
+	gmb_count(vb, GMB_C_FLOOR_LIMITED, 1);
+	dev_info_ratelimited(&vb->vdev->dev,
+			     "not inflating below the floor of %lu MiB (host wants %u more pages)\n",
+			     floor >> (20 - PAGE_SHIFT), num);
+	return room * GMB_PAGES_PER_PAGE;
 }
 
 static unsigned int gmb_batch(struct gmb *vb, unsigned int num)

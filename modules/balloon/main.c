@@ -33,36 +33,8 @@
 /* ---- module parameters ---- */
 
 bool gmb_param_movable = true;
-unsigned int gmb_param_batch_pages = GMB_PFNS_DEFAULT;
-unsigned int gmb_param_oom_pages = GMB_OOM_PAGES_DEFAULT;
-unsigned int gmb_param_report_order;
-int gmb_param_floor_mb = GMB_FLOOR_AUTO;
 /* 2 MiB chunks and background defrag by default (docs/balloon.md). */
 unsigned int gmb_param_chunk_order = pageblock_order;
-unsigned int gmb_param_migrate_batch = GMB_MIG_BATCH_DEFAULT;
-unsigned int gmb_param_report_delay_ms;
-unsigned int gmb_param_defrag_interval_ms = GMB_DEFRAG_INTERVAL_DEFAULT_MS;
-unsigned int gmb_param_defrag_budget_ms = GMB_DEFRAG_BUDGET_DEFAULT_MS;
-unsigned int gmb_param_defrag_min_pages = GMB_DEFRAG_MIN_DEFAULT;
-unsigned int gmb_param_chunk_make_pages = GMB_MAKE_PAGES_DEFAULT;
-
-static int gmb_param_set_floor(const char *val, const struct kernel_param *kp)
-{
-	int v;
-
-	if (!val || kstrtoint(val, 0, &v) || v < GMB_FLOOR_AUTO ||
-	    v > GMB_FLOOR_MAX_MB)
-		return gmm_param_invalid(val, kp,
-					 "-1 (auto), 0 (none) or MiB up to %d",
-					 GMB_FLOOR_MAX_MB);
-	WRITE_ONCE(*(int *)kp->arg, v);
-	return 0;
-}
-
-static const struct kernel_param_ops gmb_floor_ops = {
-	.set = gmb_param_set_floor,
-	.get = param_get_int,
-};
 
 /*
  * chunk_order: 0, or pageblock_order (9 on x86: 2 MiB, the host's THP and
@@ -90,144 +62,18 @@ static const struct kernel_param_ops gmb_chunk_ops = {
 module_param_cb(movable, &gmm_bool_ops, &gmb_param_movable, 0444);
 MODULE_PARM_DESC(movable,
 		 "Balloon pages can be migrated by compaction (1, default) or are pinned (0, pre-3.8 behaviour). Read at probe.");
-GMM_UINT_PARAM(batch_pages, gmb_param_batch_pages, GMB_PAGES_PER_PAGE,
-	       GMB_PFNS_MAX, 0644);
-MODULE_PARM_DESC(batch_pages,
-		 "4 KiB pages per inflate/deflate message to the host (1-512, default 256)");
-GMM_UINT_PARAM(migrate_batch, gmb_param_migrate_batch, GMB_PAGES_PER_PAGE,
-	       GMB_PFNS_MAX, 0644);
-MODULE_PARM_DESC(migrate_batch,
-		 "Balloon page migrations told to the host per message (1-512, default 256; 1 = at once, as stock; always 1 with MUST_TELL_HOST)");
-GMM_UINT_PARAM(oom_pages, gmb_param_oom_pages, GMB_PAGES_PER_PAGE,
-	       GMB_OOM_PAGES_MAX, 0644);
-MODULE_PARM_DESC(oom_pages,
-		 "4 KiB pages deflated per OOM notification with DEFLATE_ON_OOM (1-65536, default 256)");
-GMM_UINT_PARAM(report_order, gmb_param_report_order, 0, GMM_MAX_PAGE_ORDER,
-	       0444);
-module_param_cb(floor_mb, &gmb_floor_ops, &gmb_param_floor_mb, 0644);
-MODULE_PARM_DESC(floor_mb,
-		 "Never inflate below this much guest memory in MiB (-1 = automatic, default; 0 = no floor)");
 module_param_cb(chunk_order, &gmb_chunk_ops, &gmb_param_chunk_order, 0444);
 MODULE_PARM_DESC(chunk_order,
 		 "Inflate whole aligned blocks of this order (pageblock_order, 2 MiB on x86, default; or 0 = 4 KiB pages only). Read at probe.");
-GMM_UINT_PARAM(report_delay_ms, gmb_param_report_delay_ms, 0,
-	       GMB_REPORT_DELAY_MAX_MS, 0644);
-MODULE_PARM_DESC(report_delay_ms,
-		 "Report freed pages to the host this long after they are freed (0-600000 ms; 0 = the kernel's own 2 s)");
-MODULE_PARM_DESC(report_order,
-		 "Free page reporting order (0 = kernel default, pageblock_order). Read at probe.");
 
 /* Only one balloon device is supported (QEMU allows only one per VM). */
 static atomic_t gmb_bound = ATOMIC_INIT(0);
-/* The bound device, for parameters that act at once; under gmb_dev_lock. */
-static DEFINE_MUTEX(gmb_dev_lock);
-static struct gmb *gmb_dev;
 
-/* defrag_interval_ms: a new value takes effect now, not after the old. */
-static int gmb_param_set_defrag(const char *val, const struct kernel_param *kp)
-{
-	int err = gmm_uint_set(val, kp);
 
-	if (err)
-		return err;
-	mutex_lock(&gmb_dev_lock);
-	if (gmb_dev)
-		gmb_defrag_schedule(gmb_dev, 0);
-	mutex_unlock(&gmb_dev_lock);
-	return 0;
-}
-
-static const struct kernel_param_ops gmb_defrag_ops = {
-	.set = gmb_param_set_defrag,
-	.get = gmm_uint_get,
-};
-
-static struct gmm_uint_param gmb_range_defrag_interval_ms = {
-	&gmb_param_defrag_interval_ms, 0, GMB_DEFRAG_INTERVAL_MAX_MS
-};
-module_param_cb(defrag_interval_ms, &gmb_defrag_ops,
-		&gmb_range_defrag_interval_ms, 0644);
-MODULE_PARM_DESC(defrag_interval_ms,
-		 "Balloon defrag in the background every this many ms while it finds work (default 1000; 0 = off; up to 3600000). Needs chunk_order and movable=1.");
-GMM_UINT_PARAM(defrag_budget_ms, gmb_param_defrag_budget_ms, 1,
-	       GMB_DEFRAG_BUDGET_MAX_MS, 0644);
-MODULE_PARM_DESC(defrag_budget_ms,
-		 "Time one background defrag run may take (1-10000 ms, default 20)");
-GMM_UINT_PARAM(defrag_min_pages, gmb_param_defrag_min_pages, 1,
-	       GMB_PFNS_MAX - 1, 0644);
-GMM_UINT_PARAM(chunk_make_pages, gmb_param_chunk_make_pages, 0,
-	       GMB_PFNS_MAX - 1, 0644);
-MODULE_PARM_DESC(chunk_make_pages,
-		 "With chunk_order, when no free 2 MiB block is backed by the host, make one by migrating at most this many pages out of a block into the holes of others (0-511, default 256; 0 = fall back to 4 KiB pages at once)");
-MODULE_PARM_DESC(defrag_min_pages,
-		 "Defrag completes only blocks already holding this many balloon pages (1-511, default 256): the rest of the block is migrated");
-
-/* ---- host target ---- */
-
-u32 gmb_read_target(struct gmb *vb)
-{
-	u32 num_pages;
-
-	/* The balloon config space is little-endian even for legacy. */
-	virtio_cread_le(vb->vdev, struct virtio_balloon_config, num_pages,
-			&num_pages);
-	return num_pages;
-}
-
-/* Balloon pages to add (> 0) or remove (< 0) to reach the host's target. */
-s64 gmb_towards_target(struct gmb *vb)
-{
-	/* Round up to whole guest pages so we never oscillate. */
-	u32 target = ALIGN(gmb_read_target(vb), GMB_PAGES_PER_PAGE);
-
-	WRITE_ONCE(vb->target, target);
-	return (s64)target - READ_ONCE(vb->num_pages);
-}
-
-void gmb_write_actual(struct gmb *vb)
-{
-	u32 actual = READ_ONCE(vb->num_pages);
-
-	virtio_cwrite_le(vb->vdev, struct virtio_balloon_config, actual,
-			 &actual);
-}
-
-/* (Re)arm @dw to run after @delay, unless the device is going away. */
-void gmb_queue_work(struct gmb *vb, struct delayed_work *dw,
-		    unsigned long delay)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&vb->stop_update_lock, flags);
-	if (!vb->stop_update)
-		mod_delayed_work(system_freezable_wq, dw, delay);
-	spin_unlock_irqrestore(&vb->stop_update_lock, flags);
-}
 
 static void gmb_queue_size_work(struct gmb *vb, unsigned long delay)
 {
 	gmb_queue_work(vb, &vb->size_work, delay);
-}
-
-/*
- * Run @dw after @delay unless it is queued already (then it keeps its
- * time), and not once the device is going away.
- */
-void gmb_queue_work_later(struct gmb *vb, struct delayed_work *dw,
-			  unsigned long delay)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&vb->stop_update_lock, flags);
-	if (!vb->stop_update)
-		queue_delayed_work(system_freezable_wq, dw, delay);
-	spin_unlock_irqrestore(&vb->stop_update_lock, flags);
-}
-
-/* Run size_work after @delay unless it is queued already (sooner). */
-void gmb_resize_later(struct gmb *vb, unsigned long delay)
-{
-	gmb_queue_work_later(vb, &vb->size_work, delay);
 }
 
 /*
@@ -472,6 +318,7 @@ static int gmb_probe(struct virtio_device *vdev)
 	if (err)
 		goto out_free;
 
+	gmb_host_init(vb);
 	gmb_migrate_init(vb);
 
 	err = gmb_hint_init(vb);
@@ -496,9 +343,7 @@ static int gmb_probe(struct virtio_device *vdev)
 	if (gmb_towards_target(vb))
 		gmb_config_changed(vdev);
 	gmb_defrag_start(vb);
-	mutex_lock(&gmb_dev_lock);
-	gmb_dev = vb;
-	mutex_unlock(&gmb_dev_lock);
+	gmb_host_bind(vb);
 	return 0;
 
 out_hint:
@@ -543,9 +388,7 @@ static void gmb_remove(struct virtio_device *vdev)
 	struct gmb *vb = vdev->priv;
 	unsigned int had = vb->num_pages;
 
-	mutex_lock(&gmb_dev_lock);
-	gmb_dev = NULL;
-	mutex_unlock(&gmb_dev_lock);
+	gmb_host_bind(NULL);
 	/* A defrag run from debugfs ends now, so debugfs_remove() returns. */
 	WRITE_ONCE(vb->stopping, true);
 	gmb_debugfs_exit(vb);

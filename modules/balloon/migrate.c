@@ -9,20 +9,8 @@
  * We then tell the host that the new frame is ballooned and the old one is
  * not, so the host-side size ("actual") does not change.
  *
- * Stock virtio_balloon tells the host at once: a 1-PFN inflate and a
- * 1-PFN deflate, two virtqueue round trips per migrated page, which is
- * what compaction in a ballooned guest mostly waits for.  Unless
- * MUST_TELL_HOST is negotiated the driver may reuse a page before the
- * device learns it left the balloon (virtio spec, balloon "Device
- * Operation"), and a frame the host has not yet been told to take is
- * simply still backed.  So we queue both frames and tell the host in
- * batches: when a queue holds migrate_batch pages, GMB_MIG_FLUSH_MS after
- * the first queued migration, and before any other inflate or deflate
- * message (gmb_tell_host()), which keeps every frame's changes in order.
- * A frame about to be queued one way while the other queue holds it (a
- * new frame migrated away again, an old frame reused as a target) sends
- * both queues first (gmb_migrate_queue()).  So a frame is in at most one
- * queue, and the two queues can be sent in either order.
+ * The host hears of each migration through the queue of notices in host.c
+ * (gmb_migrate_tell()), which batches them.
  *
  * With movable=0 pages never become movable and this code is not reached.
  */
@@ -34,103 +22,6 @@
 
 #include "guestmm_balloon.h"
 #include "trace.h"
-
-static struct virtqueue *gmb_mig_vq(struct gmb *vb, int dir)
-{
-	return dir == GMB_MIG_IN ? vb->inflate_vq : vb->deflate_vq;
-}
-
-/* Tell the host about every queued migration. */
-void gmb_migrate_flush(struct gmb *vb)
-{
-	bool sent = false;
-	int dir;
-
-	lockdep_assert_held(&vb->balloon_lock);
-	for (dir = GMB_MIG_IN; dir <= GMB_MIG_OUT; dir++) {
-		struct gmb_mig_queue *q = &vb->mig[dir];
-
-		if (!q->nr)
-			continue;
-		gmb_send_pfns(vb, gmb_mig_vq(vb, dir), q->pfns,
-			      q->nr * GMB_PAGES_PER_PAGE);
-		q->nr = 0;
-		sent = true;
-	}
-	if (sent)
-		gmb_count(vb, GMB_C_MIG_FLUSHES, 1);
-}
-
-static void gmb_migrate_work(struct work_struct *work)
-{
-	struct gmb *vb = container_of(to_delayed_work(work), struct gmb,
-				      mig_work);
-
-	mutex_lock(&vb->balloon_lock);
-	gmb_migrate_flush(vb);
-	mutex_unlock(&vb->balloon_lock);
-}
-
-/*
- * Queue @page's frame for the host in direction @dir.  If the other queue
- * holds the frame already (a new frame migrated away again, or an old
- * frame reused as a migration target, within one batch), send both queues
- * first: the host must see the frame's changes in order, and the two
- * messages of a flush cannot say which came first.  Dropping both entries
- * instead would be wrong for an old frame that comes back: it may have
- * been written in between (a migration target is zeroed under
- * init_on_alloc), so the host backs it again and must be told to take it.
- */
-static void gmb_migrate_queue(struct gmb *vb, int dir, struct page *page)
-{
-	struct gmb_mig_queue *q = &vb->mig[dir], *other = &vb->mig[!dir];
-	__virtio32 first[GMB_PAGES_PER_PAGE];
-	unsigned int i;
-
-	lockdep_assert_held(&vb->balloon_lock);
-	gmb_set_page_pfns(vb, first, page);
-	for (i = 0; i < other->nr; i++) {
-		if (other->pfns[i * GMB_PAGES_PER_PAGE] == first[0]) {
-			gmb_count(vb, GMB_C_MIG_COLLISIONS, 1);
-			gmb_migrate_flush(vb);
-			break;
-		}
-	}
-	memcpy(&q->pfns[q->nr * GMB_PAGES_PER_PAGE], first, sizeof(first));
-	q->nr++;
-}
-
-/* Pages per batch now: migrate_batch, in 4 KiB pfns, as whole pages. */
-static unsigned int gmb_migrate_batch(struct gmb *vb)
-{
-	unsigned int pfns = READ_ONCE(gmb_param_migrate_batch);
-
-	if (vb->mig_sync)
-		return 1;
-	return max(1U, min_t(unsigned int, pfns, GMB_PFNS_MAX) /
-		       GMB_PAGES_PER_PAGE);
-}
-
-/*
- * The host learns that @newpage replaced @page: now (migrate_batch=1 or
- * MUST_TELL_HOST: inflate the new frame, then deflate the old one, as
- * stock does) or with the next batch.
- */
-static void gmb_migrate_tell(struct gmb *vb, struct page *newpage,
-			     struct page *page)
-{
-	unsigned int batch = gmb_migrate_batch(vb);
-
-	lockdep_assert_held(&vb->balloon_lock);
-	gmb_migrate_queue(vb, GMB_MIG_IN, newpage);
-	gmb_migrate_queue(vb, GMB_MIG_OUT, page);
-	if (vb->mig[GMB_MIG_IN].nr >= batch ||
-	    vb->mig[GMB_MIG_OUT].nr >= batch)
-		gmb_migrate_flush(vb);
-	else if (vb->mig[GMB_MIG_IN].nr || vb->mig[GMB_MIG_OUT].nr)
-		queue_delayed_work(system_freezable_wq, &vb->mig_work,
-				   msecs_to_jiffies(GMB_MIG_FLUSH_MS));
-}
 
 /* How long a migration that may sleep waits for balloon_lock, at most. */
 #define GMB_MIG_LOCK_WAIT_US	50000
@@ -235,8 +126,6 @@ static int gmb_migratepage(struct balloon_dev_info *info,
 
 void gmb_migrate_init(struct gmb *vb)
 {
-	INIT_DELAYED_WORK(&vb->mig_work, gmb_migrate_work);
-	vb->mig_sync = gmb_has(vb, VIRTIO_BALLOON_F_MUST_TELL_HOST);
 #ifdef CONFIG_BALLOON_COMPACTION
 	/* chunk_order > 0 installs its own movable_operations (chunk.c). */
 	if (vb->movable && !vb->chunk_order)
@@ -244,15 +133,3 @@ void gmb_migrate_init(struct gmb *vb)
 #endif
 }
 
-/*
- * Before the virtqueues go (remove, freeze; the balloon is empty, so no
- * migration can queue more): send what is queued, then make sure the
- * flush work is not running.
- */
-void gmb_migrate_stop(struct gmb *vb)
-{
-	mutex_lock(&vb->balloon_lock);
-	gmb_migrate_flush(vb);
-	mutex_unlock(&vb->balloon_lock);
-	cancel_delayed_work_sync(&vb->mig_work);
-}

@@ -18,8 +18,21 @@
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
+#include <linux/moduleparam.h>
 
+#include "gmm_param.h"
 #include "guestmm_balloon.h"
+
+unsigned int gmb_param_report_order;
+unsigned int gmb_param_report_delay_ms;
+GMM_UINT_PARAM(report_order, gmb_param_report_order, 0, GMM_MAX_PAGE_ORDER,
+	       0444);
+GMM_UINT_PARAM(report_delay_ms, gmb_param_report_delay_ms, 0,
+	       GMB_REPORT_DELAY_MAX_MS, 0644);
+MODULE_PARM_DESC(report_delay_ms,
+		 "Report freed pages to the host this long after they are freed (0-600000 ms; 0 = the kernel's own 2 s)");
+MODULE_PARM_DESC(report_order,
+		 "Free page reporting order (0 = kernel default, pageblock_order). Read at probe.");
 
 enum { GMB_CONFIG_READ_CMD_ID = 0 };
 

@@ -42,8 +42,16 @@
 #include <linux/page-flags.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/moduleparam.h>
 
+#include "gmm_param.h"
 #include "guestmm_balloon.h"
+
+unsigned int gmb_param_chunk_make_pages = GMB_MAKE_PAGES_DEFAULT;
+GMM_UINT_PARAM(chunk_make_pages, gmb_param_chunk_make_pages, 0,
+	       GMB_PFNS_MAX - 1, 0644);
+MODULE_PARM_DESC(chunk_make_pages,
+		 "With chunk_order, when no free 2 MiB block is backed by the host, make one by migrating at most this many pages out of a block into the holes of others (0-511, default 256; 0 = fall back to 4 KiB pages at once)");
 
 /* Step 1: blocks read as zeros per step at most (2 MiB read each). */
 #define GMB_ZERO_READS_MAX	8
