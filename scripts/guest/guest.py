@@ -114,9 +114,10 @@ class CommandFailed(GuestError):
 
 
 def kvm_usable():
-    """A short probe: KVM is only used if a trivial guest gets going.
-    On these machines it hangs, so the answer is cached per process and
-    guestmm never depends on it (GUESTMM_KVM=1 opts in)."""
+    """Whether guests run under KVM: only when GUESTMM_KVM=1 asks for it
+    and /dev/kvm is writable.  Nothing is probed: KVM guests hang on
+    these machines, so TCG is the default and guestmm never depends on
+    KVM."""
     return os.environ.get("GUESTMM_KVM") == "1" and os.access("/dev/kvm",
                                                               os.W_OK)
 

@@ -70,8 +70,6 @@ TIMEOUT = 3600          # seconds, images and packages excluded (guest_config)
 
 TOP = debimage.TOP
 LP = "/sys/kernel/livepatch/guestmm_klp"
-# guestmm's version, set by guest_config()
-VER = None
 # release name -> (image series, make deb's DIST: None built on this host)
 RELEASES = {"debian12": ("6.1", None), "debian13": ("trixie", "trixie")}
 EXPORTER = ("prometheus-node-exporter", "curl")
@@ -172,10 +170,10 @@ def plan(rel, series, debs):
 
 
 # ---- checks ---------------------------------------------------------------
-def variant_for(g, abi):
+def variant_for(g, p, abi):
     """What dkms.conf asks: does a livepatch variant serve kernel abi?"""
     return g.sh("/usr/src/guestmm-%s/livepatch/select-variant "
-                "/lib/modules/%s/build 2>/dev/null; true" % (VER, abi)).strip()
+                "/lib/modules/%s/build 2>/dev/null; true" % (p["ver"], abi)).strip()
 
 
 def built_for(g, p, abi):
@@ -184,9 +182,9 @@ def built_for(g, p, abi):
     returns whether the livepatch is there."""
     st = g.sh("dkms status guestmm 2>/dev/null")
     assert re.search(r"guestmm/%s, %s, x86_64: installed" %
-                     (re.escape(VER), re.escape(abi)), st), \
-        (p["rel"], abi, st, make_log(g, VER)[-3000:])
-    klp = bool(variant_for(g, abi))
+                     (re.escape(p["ver"]), re.escape(abi)), st), \
+        (p["rel"], abi, st, make_log(g, p["ver"])[-3000:])
+    klp = bool(variant_for(g, p, abi))
     mods = sorted(m.split(".")[0] for m in g.sh(
         "ls /lib/modules/%s/updates/dkms/" % abi).split())
     want = ["guestmm_balloon"] + (["guestmm_klp", "guestmm_klp_trace"]
@@ -455,10 +453,9 @@ def release_case(rel):
     def guest_config(abi):
         """The release's image, packages and disks; its guest's keys
         (tests/run calls this before booting)."""
-        global VER
-        VER = debimage.dist_version()
         series, dist = RELEASES[rel]
         box["plan"] = plan(rel, series, build_packages(dist))
+        box["plan"]["ver"] = debimage.dist_version()
         return box["plan"]["keys"]
 
     def run(g):
