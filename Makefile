@@ -74,12 +74,17 @@ headers:
 # release (both name the shared -common headers and a relative include/).
 # So the tree remembers which kernel its objects are for, and a build for
 # another kernel starts clean: one kernel's objects never link into
-# another's module.
+# another's module.  Only the module directories are cleaned: kbuild's
+# own clean (M=) would delete every *.o below the tree, build/<abi>/bpf's
+# BPF objects of the other kernels among them.
 KBUILD_STAMP := $(TOP)/.kbuild-kernel
 
 modules: headers
 	@if [ "$$(cat $(KBUILD_STAMP) 2>/dev/null)" != "$(ABI) $(KDIR)" ]; then \
-		$(MAKE) -s -C $(KDIR) M=$(TOP) GUESTMM_DIRS="$(KMOD_DIRS)" clean && \
+		find $(KMOD_DIRS) \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
+			-o -name '*.mod.c' -o -name '.*.cmd' -o -name '*.a' \
+			-o -name '.*.d' -o -name modules.order \) -delete && \
+		rm -f modules.order Module.symvers && \
 		echo "$(ABI) $(KDIR)" >$(KBUILD_STAMP); \
 	fi
 	$(MAKE) -C $(KDIR) M=$(TOP) GUESTMM_DIRS="$(KMOD_DIRS)" modules
