@@ -339,65 +339,40 @@ int guestmm_compaction_finished(struct trace_event_raw_mm_compaction_suitable_te
 	return 0;
 }
 
-SEC("tracepoint/compaction/mm_compaction_deferred")
-int guestmm_compaction_deferred(void *ctx)
+/*
+ * Programs that only count their event: one add to a member of a
+ * one-entry map.  COUNT_EVENT(prog, tracepoint, map, member) defines the
+ * program prog, attached to the tracepoint.
+ */
+static __always_inline int count_event(void *map, __u32 off)
 {
-	struct guestmm_compact *c = slot0(&compact);
+	__u64 *v = slot0(map);
 
-	if (c)
-		INC(c->deferred);
+	if (v)
+		INC(v[off / sizeof(*v)]);
 	return 0;
 }
 
-SEC("tracepoint/compaction/mm_compaction_defer_compaction")
-int guestmm_compaction_defer_compaction(void *ctx)
-{
-	struct guestmm_compact *c = slot0(&compact);
+#define COUNT_EVENT(_prog, _tp, _map, _member)				\
+	SEC("tracepoint/" _tp)						\
+	int _prog(void *ctx)						\
+	{								\
+		return count_event(&_map,				\
+				   offsetof(typeof(*_map.value), _member)); \
+	}
 
-	if (c)
-		INC(c->defer_compaction);
-	return 0;
-}
-
-SEC("tracepoint/compaction/mm_compaction_defer_reset")
-int guestmm_compaction_defer_reset(void *ctx)
-{
-	struct guestmm_compact *c = slot0(&compact);
-
-	if (c)
-		INC(c->defer_reset);
-	return 0;
-}
-
-SEC("tracepoint/compaction/mm_compaction_kcompactd_wake")
-int guestmm_kcompactd_wake(void *ctx)
-{
-	struct guestmm_compact *c = slot0(&compact);
-
-	if (c)
-		INC(c->kcompactd_wake);
-	return 0;
-}
-
-SEC("tracepoint/compaction/mm_compaction_kcompactd_sleep")
-int guestmm_kcompactd_sleep(void *ctx)
-{
-	struct guestmm_compact *c = slot0(&compact);
-
-	if (c)
-		INC(c->kcompactd_sleep);
-	return 0;
-}
-
-SEC("tracepoint/compaction/mm_compaction_wakeup_kcompactd")
-int guestmm_wakeup_kcompactd(void *ctx)
-{
-	struct guestmm_compact *c = slot0(&compact);
-
-	if (c)
-		INC(c->wakeup_kcompactd);
-	return 0;
-}
+COUNT_EVENT(guestmm_compaction_deferred,
+	    "compaction/mm_compaction_deferred", compact, deferred)
+COUNT_EVENT(guestmm_compaction_defer_compaction,
+	    "compaction/mm_compaction_defer_compaction", compact, defer_compaction)
+COUNT_EVENT(guestmm_compaction_defer_reset,
+	    "compaction/mm_compaction_defer_reset", compact, defer_reset)
+COUNT_EVENT(guestmm_kcompactd_wake,
+	    "compaction/mm_compaction_kcompactd_wake", compact, kcompactd_wake)
+COUNT_EVENT(guestmm_kcompactd_sleep,
+	    "compaction/mm_compaction_kcompactd_sleep", compact, kcompactd_sleep)
+COUNT_EVENT(guestmm_wakeup_kcompactd,
+	    "compaction/mm_compaction_wakeup_kcompactd", compact, wakeup_kcompactd)
 
 /* ---------------------------------------------------------------- */
 /* direct compaction: try_to_compact_pages() and the stall around it */
@@ -546,25 +521,10 @@ int guestmm_migrate_pages(struct trace_event_raw_mm_migrate_pages *ctx)
 	return 0;
 }
 
-SEC("tracepoint/thp/set_migration_pmd")
-int guestmm_set_migration_pmd(void *ctx)
-{
-	struct guestmm_thp_migration *t = slot0(&thp_migration);
-
-	if (t)
-		INC(t->set_migration_pmd);
-	return 0;
-}
-
-SEC("tracepoint/thp/remove_migration_pmd")
-int guestmm_remove_migration_pmd(void *ctx)
-{
-	struct guestmm_thp_migration *t = slot0(&thp_migration);
-
-	if (t)
-		INC(t->remove_migration_pmd);
-	return 0;
-}
+COUNT_EVENT(guestmm_set_migration_pmd,
+	    "thp/set_migration_pmd", thp_migration, set_migration_pmd)
+COUNT_EVENT(guestmm_remove_migration_pmd,
+	    "thp/remove_migration_pmd", thp_migration, remove_migration_pmd)
 
 /*
  * Order of a folio: 0 unless PG_head; then _folio_order (6.1) or the low
