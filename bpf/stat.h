@@ -115,11 +115,92 @@ void names_init(void);
 unsigned int enum_count(const struct enum_names *en, unsigned int cap);
 const char *enum_name(const struct enum_names *en, unsigned int v, char *buf, size_t len);
 
+/*
+ * A label: the values 0..dim_n()-1 of an array's index or of a map's key,
+ * named by en (the kernel's enum), by names, or numbered.
+ */
+struct dim {
+	const char *key;	/* the label's name */
+	unsigned int cap;	/* at most this many values */
+	const struct enum_names *en;
+	const char *const *names;
+};
+
+extern const struct dim dim_kind, dim_status, dim_result, dim_order, dim_prio,
+	dim_migratetype, dim_mode, dim_reason, dim_folio;
+
+unsigned int dim_n(const struct dim *d);
+const char *dim_name(const struct dim *d, unsigned int i, char *buf, size_t len);
+
+/* A counter of guestmm.h's tables: where show prints it (SHOW_*). */
+enum show_how {
+	SHOW_NONE,
+	SHOW_PART,	/* part pos of the line titled label, fmt */
+	SHOW_NONZERO,	/* array: a line of its non-zero elements */
+	SHOW_EVERY,	/* array: a line of all its elements */
+	SHOW_COLUMN,	/* a column headed label, width wide */
+	SHOW_COLUMNS,	/* array: a column per element */
+	SHOW_AVERAGE,	/* a column: the time divided by the counter over */
+};
+
+struct show_spec {
+	enum show_how how;
+	const char *label;
+	unsigned int pos;
+	const char *fmt;
+	unsigned int idx;	/* SHOW_PART of an array: its element */
+	int width;
+	const char *over;
+};
+
+struct counter {
+	const char *name;	/* the struct member, the show -j key */
+	size_t off;		/* in the map's value */
+	unsigned int n;		/* array length; 0: a __u64 */
+	bool ns;		/* nanoseconds */
+	const struct dim *dim;	/* arrays: what the index is */
+	bool json_list;		/* arrays: show -j prints a list */
+	const char *prom;	/* Prometheus family */
+	const char *help;
+	struct show_spec show;
+	int vm_slot;		/* place in the vmstat equivalents, or -1 */
+	const char *vm_name;
+	unsigned int vm_idx;	/* arrays: the element that is it */
+};
+
+/* One map's counters, and where its value(s) are in struct snapshot. */
+struct counter_table {
+	const struct counter *c;
+	unsigned int n;
+	size_t snap_off;
+	unsigned int rows;	/* map entries */
+	size_t stride;		/* sizeof the value */
+};
+
+extern const struct counter_table ct_compact, ct_direct, ct_extfrag, ct_migrate,
+	ct_thp, ct_reclaim, ct_balloon;
+
+/* The __u64 (or the first of the array) counter c in the map value row. */
+static inline const __u64 *counter_at(const struct counter *c, const void *row)
+{
+	return (const __u64 *)((const char *)row + c->off);
+}
+
+/* Row r of the map in snapshot s. */
+static inline const void *table_row(const struct counter_table *t,
+				    const struct snapshot *s, unsigned int r)
+{
+	return (const char *)s + t->snap_off + r * t->stride;
+}
+
+unsigned int counter_index(const struct counter_table *t, const char *name);
+
 struct vmstat_eq {
 	const char *name;
 	__u64 v;
 };
 
+/* VMSTAT() slots 0..N_VMSTAT-1 in guestmm.h (tests/unit/test_counters.py) */
 #define N_VMSTAT 18
 
 void vmstat_equivalents(const struct snapshot *s, struct vmstat_eq *o);

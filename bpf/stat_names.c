@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Names for the enum-keyed counters, from the running
- * kernel's BTF (6.1's as the fallback), and the counters that are meant to
- * equal /proc/vmstat's, derived from a snapshot.
+ * kernel's BTF (6.1's as the fallback), the labels (struct dim), the
+ * counter tables of guestmm.h as struct counter_table, and the counters
+ * that are meant to equal /proc/vmstat's, derived from a snapshot.
  */
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include "stat.h"
-
 
 /* ------------------------------------------------------------------ */
 /* enum names, from the running kernel's BTF where possible            */
@@ -114,44 +114,128 @@ void names_init(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* labels                                                              */
+
+#define DIM(k, cap, en, names) const struct dim dim_##k = { #k, cap, en, names }
+DIM(kind, GUESTMM_KINDS, NULL, kind_names);
+DIM(status, GUESTMM_COMPACT_RESULTS, &en_result, NULL);
+DIM(result, GUESTMM_COMPACT_RESULTS, &en_result, NULL);
+DIM(order, GUESTMM_ORDERS, NULL, NULL);
+DIM(prio, GUESTMM_COMPACT_PRIOS, &en_prio, NULL);
+DIM(migratetype, GUESTMM_MIGRATETYPES, &en_mt, NULL);
+DIM(mode, GUESTMM_MIGRATE_MODES, &en_mode, NULL);
+DIM(reason, GUESTMM_MIGRATE_REASONS, &en_reason, NULL);
+DIM(folio, GUESTMM_MIG_KINDS, NULL, mig_names);
+#undef DIM
+
+unsigned int dim_n(const struct dim *d)
+{
+	return d->en ? enum_count(d->en, d->cap) : d->cap;
+}
+
+const char *dim_name(const struct dim *d, unsigned int i, char *buf, size_t len)
+{
+	if (d->names && i < d->cap)
+		return d->names[i];
+	if (d->en)
+		return enum_name(d->en, i, buf, len);
+	snprintf(buf, len, "%u", i);
+	return buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* the counter tables of guestmm.h                                     */
+
+#define SHOW_IN(l, p, f)	{ .how = SHOW_PART, .label = l, .pos = p, .fmt = f }
+#define SHOW_AT(l, p, f, i)	{ .how = SHOW_PART, .label = l, .pos = p, .fmt = f, .idx = i }
+#define SHOW_NAMED(l)		{ .how = SHOW_NONZERO, .label = l }
+#define SHOW_ALL(l)		{ .how = SHOW_EVERY, .label = l }
+#define SHOW_COL(h, w)		{ .how = SHOW_COLUMN, .label = h, .width = w }
+#define SHOW_COLS(w)		{ .how = SHOW_COLUMNS, .width = w }
+#define SHOW_AVG(h, w, of)	{ .how = SHOW_AVERAGE, .label = h, .width = w, .over = #of }
+#define NO_SHOW			{ .how = SHOW_NONE }
+#define VMSTAT(slot, name)	.vm_slot = slot, .vm_name = name
+#define VMSTAT_AT(slot, name, i) .vm_slot = slot, .vm_name = name, .vm_idx = i
+#define NO_VMSTAT		.vm_slot = -1
+#define UNIT_count		false
+#define UNIT_ns			true
+#define JSON_named		false
+#define JSON_list		true
+
+/* VALUE is the map's value struct while its table is expanded. */
+#define C(m, unit, family, text, show_, vm)				\
+	{ .name = #m, .off = offsetof(VALUE, m), .ns = UNIT_##unit,	\
+	  .prom = family, .help = text, .show = show_, vm },
+#define A(m, len, label, json, family, text, show_, vm)		\
+	{ .name = #m, .off = offsetof(VALUE, m), .n = len, .dim = &dim_##label, \
+	  .json_list = JSON_##json, .prom = family, .help = text, .show = show_, vm },
+#define TABLE(var, list, member)					\
+	static const struct counter var##_c[] = { list(C, A) };		\
+	const struct counter_table var = {				\
+		var##_c, sizeof(var##_c) / sizeof(var##_c[0]),		\
+		offsetof(struct snapshot, member),			\
+		sizeof(((struct snapshot *)0)->member) / sizeof(VALUE),	\
+		sizeof(VALUE),						\
+	}
+
+#define VALUE struct guestmm_compact
+TABLE(ct_compact, GUESTMM_COMPACT_COUNTERS, compact);
+#undef VALUE
+#define VALUE struct guestmm_compact_direct
+TABLE(ct_direct, GUESTMM_COMPACT_DIRECT_COUNTERS, direct);
+#undef VALUE
+#define VALUE struct guestmm_extfrag
+TABLE(ct_extfrag, GUESTMM_EXTFRAG_COUNTERS, extfrag);
+#undef VALUE
+#define VALUE struct guestmm_migrate
+TABLE(ct_migrate, GUESTMM_MIGRATE_COUNTERS, migrate);
+#undef VALUE
+#define VALUE struct guestmm_thp_migration
+TABLE(ct_thp, GUESTMM_THP_MIGRATION_COUNTERS, thp);
+#undef VALUE
+#define VALUE struct guestmm_node_reclaim
+TABLE(ct_reclaim, GUESTMM_NODE_RECLAIM_COUNTERS, reclaim);
+#undef VALUE
+#define VALUE struct guestmm_balloon
+TABLE(ct_balloon, GUESTMM_BALLOON_COUNTERS, balloon);
+#undef VALUE
+
+static const struct counter_table *const tables[] = {
+	&ct_compact, &ct_direct, &ct_extfrag, &ct_migrate, &ct_thp, &ct_reclaim,
+	&ct_balloon,
+};
+
+/* The index of the counter name in t (t->n if none). */
+unsigned int counter_index(const struct counter_table *t, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->c[i].name, name))
+			break;
+	return i;
+}
+
+/* ------------------------------------------------------------------ */
 /* derived /proc/vmstat-equivalent counters                            */
 
+/* Each VMSTAT() counter at its slot, summed over the map's entries. */
 void vmstat_equivalents(const struct snapshot *s, struct vmstat_eq *o)
 {
-	__u64 stall = 0, success = 0, fail = 0;
-	__u64 ok = 0, bad = 0, thp_ok = 0, thp_bad = 0, thp_split = 0;
-	unsigned int i = 0, k;
+	unsigned int t, i, r;
 
-	for (k = 0; k < GUESTMM_ORDERS; k++) {
-		stall += s->direct[k].stall;
-		success += s->direct[k].success;
-		fail += s->direct[k].fail;
+	for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
+		for (i = 0; i < tables[t]->n; i++) {
+			const struct counter *c = &tables[t]->c[i];
+			struct vmstat_eq *v;
+
+			if (c->vm_slot < 0 || c->vm_slot >= N_VMSTAT)
+				continue;
+			v = &o[c->vm_slot];
+			v->name = c->vm_name;
+			v->v = 0;
+			for (r = 0; r < tables[t]->rows; r++)
+				v->v += counter_at(c, table_row(tables[t], s, r))[c->vm_idx];
+		}
 	}
-	for (k = 0; k < GUESTMM_MIGRATE_REASONS; k++) {
-		ok += s->migrate[k].succeeded;
-		bad += s->migrate[k].failed;
-		thp_ok += s->migrate[k].thp_succeeded;
-		thp_bad += s->migrate[k].thp_failed;
-		thp_split += s->migrate[k].thp_split;
-	}
-#define V(n, val) do { o[i].name = n; o[i].v = (val); i++; } while (0)
-	V("compact_stall", stall);
-	V("compact_success", success);
-	V("compact_fail", fail);
-	V("compact_migrate_scanned", s->compact.migrate_scanned);
-	V("compact_free_scanned", s->compact.free_scanned);
-	V("compact_daemon_wake", s->compact.kcompactd_wake);
-	V("compact_daemon_migrate_scanned", s->compact.kind_migrate_scanned[GUESTMM_KIND_KCOMPACTD]);
-	V("compact_daemon_free_scanned", s->compact.kind_free_scanned[GUESTMM_KIND_KCOMPACTD]);
-	V("pgmigrate_success", ok);
-	V("pgmigrate_fail", bad);
-	V("thp_migration_success", thp_ok);
-	V("thp_migration_fail", thp_bad);
-	V("thp_migration_split", thp_split);
-	V("balloon_inflate", s->balloon.inflate);
-	V("balloon_deflate", s->balloon.deflate);
-	V("balloon_migrate", s->balloon.migrate);
-	V("zone_reclaim_failed", s->reclaim.failed);
-	V("compact_daemon_wake_requests", s->compact.wakeup_kcompactd);
-#undef V
 }

@@ -47,26 +47,6 @@ struct labels {
 	size_t n;
 };
 
-/* A label dimension: values 0..n-1, named by en, by names, or numbered. */
-struct dim {
-	const char *key;
-	unsigned int n;
-	const struct enum_names *en;
-	const char *const *names;
-};
-
-/* A __u64 member exported as one counter family. */
-struct field {
-	const char *name;
-	const char *help;
-	size_t off;
-	bool ns;		/* nanoseconds, exported in seconds */
-};
-
-#define F(st, m, n, h)		{ n, h, offsetof(struct st, m), false }
-#define FNS(st, m, n, h)	{ n, h, offsetof(struct st, m), true }
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-
 static void lbl_init(struct labels *l)
 {
 	l->n = 0;
@@ -110,16 +90,8 @@ static void lbl_dim(struct labels *l, const struct dim *d, unsigned int i)
 {
 	char buf[32];
 
-	if (!d)
-		return;
-	if (d->names) {
-		lbl_add(l, d->key, d->names[i]);
-	} else if (d->en) {
-		lbl_add(l, d->key, enum_name(d->en, i, buf, sizeof(buf)));
-	} else {
-		snprintf(buf, sizeof(buf), "%u", i);
-		lbl_add(l, d->key, buf);
-	}
+	if (d)
+		lbl_add(l, d->key, dim_name(d, i, buf, sizeof(buf)));
 }
 
 static void family(const char *name, const char *type, const char *help)
@@ -158,7 +130,7 @@ static void sample_ns(const char *name, const char *suffix, const struct labels 
 static void counter(const char *name, const char *help, bool ns, const struct dim *row,
 		    const struct dim *col, const void *base, size_t stride, size_t off)
 {
-	unsigned int i, k, nrow = row ? row->n : 1, ncol = col ? col->n : 1;
+	unsigned int i, k, nrow = row ? dim_n(row) : 1, ncol = col ? dim_n(col) : 1;
 	struct labels l;
 
 	family(name, "counter", help);
@@ -177,14 +149,24 @@ static void counter(const char *name, const char *help, bool ns, const struct di
 	}
 }
 
-/* The scalar fields of a struct, or of each row of an array of them. */
-static void counters(const struct field *f, unsigned int n, const struct dim *row,
-		     const void *base, size_t stride)
+/*
+ * A map's counters, a family each: its __u64s, then its arrays (labelled
+ * by their dim), in guestmm.h's order; row labels the map's entries.
+ */
+static void counters(const struct counter_table *t, const struct snapshot *s,
+		     const struct dim *row)
 {
+	const void *base = table_row(t, s, 0);
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
-		counter(f[i].name, f[i].help, f[i].ns, row, NULL, base, stride, f[i].off);
+	for (i = 0; i < t->n; i++)
+		if (!t->c[i].n)
+			counter(t->c[i].prom, t->c[i].help, t->c[i].ns, row, NULL,
+				base, t->stride, t->c[i].off);
+	for (i = 0; i < t->n; i++)
+		if (t->c[i].n)
+			counter(t->c[i].prom, t->c[i].help, t->c[i].ns, row, t->c[i].dim,
+				base, t->stride, t->c[i].off);
 }
 
 static void gauge1(const char *name, const char *help, const char *key,
@@ -203,7 +185,7 @@ static void gauge1(const char *name, const char *help, const char *key,
 static void histogram(const char *name, const char *help, const struct dim *row,
 		      const struct guestmm_hist *h)
 {
-	unsigned int i, k, nrow = row ? row->n : 1;
+	unsigned int i, k, nrow = row ? dim_n(row) : 1;
 	char fam[128], le[32], mhelp[160];
 	struct labels l, lb;
 
@@ -244,140 +226,6 @@ static void histogram(const char *name, const char *help, const struct dim *row,
 		sample_ns(fam, "", &l, h[i].max_ns);
 	}
 }
-
-static const struct field compact_fields[] = {
-	F(guestmm_compact, begin, "guestmm_compact_passes_begun_total",
-	  "Compaction passes begun (mm_compaction_begin)"),
-	F(guestmm_compact, end, "guestmm_compact_passes_ended_total",
-	  "Compaction passes ended (mm_compaction_end)"),
-	F(guestmm_compact, sync, "guestmm_compact_sync_passes_total",
-	  "Compaction passes begun in a sync mode"),
-	F(guestmm_compact, async, "guestmm_compact_async_passes_total",
-	  "Compaction passes begun in async mode"),
-	F(guestmm_compact, migrate_scanned, "guestmm_compact_migrate_scanned_pages_total",
-	  "Pages the migration scanner scanned (compact_migrate_scanned)"),
-	F(guestmm_compact, free_scanned, "guestmm_compact_free_scanned_pages_total",
-	  "Pages the free scanner scanned (compact_free_scanned)"),
-	FNS(guestmm_compact, run_ns, "guestmm_compact_run_seconds_total",
-	    "Time spent in compact_zone()"),
-	F(guestmm_compact, migratepages, "guestmm_compact_migratepages_batches_total",
-	  "Migration batches of compaction (mm_compaction_migratepages)"),
-	F(guestmm_compact, nr_migrated, "guestmm_compact_migrated_pages_total",
-	  "Pages compaction migrated"),
-	F(guestmm_compact, nr_failed, "guestmm_compact_migrate_failed_pages_total",
-	  "Pages compaction failed to migrate"),
-	F(guestmm_compact, isolate_migrate, "guestmm_compact_isolate_migrate_blocks_total",
-	  "Blocks scanned for pages to migrate (mm_compaction_isolate_migratepages)"),
-	F(guestmm_compact, isolate_migrate_scanned,
-	  "guestmm_compact_isolate_migrate_scanned_pages_total",
-	  "Pages scanned for pages to migrate"),
-	F(guestmm_compact, isolate_migrate_taken,
-	  "guestmm_compact_isolate_migrate_taken_pages_total",
-	  "Pages isolated for migration"),
-	F(guestmm_compact, isolate_free, "guestmm_compact_isolate_free_blocks_total",
-	  "Blocks scanned for free target pages (mm_compaction_isolate_freepages)"),
-	F(guestmm_compact, isolate_free_scanned,
-	  "guestmm_compact_isolate_free_scanned_pages_total",
-	  "Pages scanned for free target pages"),
-	F(guestmm_compact, isolate_free_taken, "guestmm_compact_isolate_free_taken_pages_total",
-	  "Free pages isolated as migration targets"),
-	F(guestmm_compact, deferred, "guestmm_compact_deferred_total",
-	  "Compactions skipped as deferred (mm_compaction_deferred)"),
-	F(guestmm_compact, defer_compaction, "guestmm_compact_defer_compaction_total",
-	  "Compaction deferrals (mm_compaction_defer_compaction)"),
-	F(guestmm_compact, defer_reset, "guestmm_compact_defer_reset_total",
-	  "Compaction deferral resets (mm_compaction_defer_reset)"),
-	F(guestmm_compact, kcompactd_wake, "guestmm_compact_kcompactd_wakes_total",
-	  "kcompactd wakeups (compact_daemon_wake)"),
-	F(guestmm_compact, kcompactd_sleep, "guestmm_compact_kcompactd_sleeps_total",
-	  "kcompactd sleeps (mm_compaction_kcompactd_sleep)"),
-	F(guestmm_compact, wakeup_kcompactd, "guestmm_compact_kcompactd_wake_requests_total",
-	  "Requests to wake kcompactd (mm_compaction_wakeup_kcompactd)"),
-};
-
-static const struct field direct_fields[] = {
-	F(guestmm_compact_direct, try_to_compact, "guestmm_compact_direct_tries_total",
-	  "try_to_compact_pages() calls by allocation order"),
-	F(guestmm_compact_direct, stall, "guestmm_compact_direct_stalls_total",
-	  "Direct compaction stalls by order (compact_stall)"),
-	F(guestmm_compact_direct, success, "guestmm_compact_direct_successes_total",
-	  "Direct compaction stalls that got a page, by order (compact_success)"),
-	F(guestmm_compact_direct, fail, "guestmm_compact_direct_failures_total",
-	  "Direct compaction stalls that got no page, by order (compact_fail)"),
-	F(guestmm_compact_direct, skipped, "guestmm_compact_direct_skipped_total",
-	  "try_to_compact_pages() returned COMPACT_SKIPPED (no stall), by order"),
-	FNS(guestmm_compact_direct, stall_ns, "guestmm_compact_direct_stall_seconds_total",
-	    "Time in __alloc_pages_direct_compact() when it stalled, by order"),
-};
-
-static const struct field extfrag_fields[] = {
-	F(guestmm_extfrag, events, "guestmm_extfrag_events_total",
-	  "Fallback allocations (mm_page_alloc_extfrag)"),
-	F(guestmm_extfrag, fragmenting, "guestmm_extfrag_fragmenting_total",
-	  "Fallback allocations below pageblock order"),
-	F(guestmm_extfrag, change_ownership, "guestmm_extfrag_change_ownership_total",
-	  "Fallback allocations that took the whole pageblock"),
-};
-
-static const struct field migrate_fields[] = {
-	F(guestmm_migrate, start, "guestmm_migrate_starts_total",
-	  "migrate_pages() calls begun, by reason (mm_migrate_pages_start)"),
-	F(guestmm_migrate, calls, "guestmm_migrate_calls_total",
-	  "migrate_pages() calls ended, by reason (mm_migrate_pages)"),
-	F(guestmm_migrate, succeeded, "guestmm_migrate_succeeded_pages_total",
-	  "Pages migrated, by reason (pgmigrate_success)"),
-	F(guestmm_migrate, failed, "guestmm_migrate_failed_pages_total",
-	  "Pages that failed to migrate, by reason (pgmigrate_fail)"),
-	F(guestmm_migrate, thp_succeeded, "guestmm_migrate_thp_succeeded_total",
-	  "THPs migrated, by reason (thp_migration_success)"),
-	F(guestmm_migrate, thp_failed, "guestmm_migrate_thp_failed_total",
-	  "THPs that failed to migrate, by reason (thp_migration_fail)"),
-	F(guestmm_migrate, thp_split, "guestmm_migrate_thp_split_total",
-	  "THPs split to migrate, by reason (thp_migration_split)"),
-	F(guestmm_migrate, large_folio_split, "guestmm_migrate_large_folio_split_total",
-	  "Large folios split to migrate, by reason (kernels 6.11+)"),
-	FNS(guestmm_migrate, call_ns, "guestmm_migrate_call_seconds_total",
-	    "Time in migrate_pages(), by reason"),
-};
-
-static const struct field thp_fields[] = {
-	F(guestmm_thp_migration, set_migration_pmd, "guestmm_thp_migration_set_pmd_total",
-	  "THPs unmapped for migration as a whole (set_migration_pmd)"),
-	F(guestmm_thp_migration, remove_migration_pmd,
-	  "guestmm_thp_migration_remove_pmd_total",
-	  "THPs mapped again at their destination (remove_migration_pmd)"),
-	F(guestmm_thp_migration, folios_move_failed,
-	  "guestmm_thp_migration_folios_move_failed_total",
-	  "Folios move_to_new_folio() failed to move (load -f)"),
-};
-
-static const struct field reclaim_fields[] = {
-	F(guestmm_node_reclaim, begin, "guestmm_node_reclaim_passes_begun_total",
-	  "Node reclaim passes begun (mm_vmscan_node_reclaim_begin)"),
-	F(guestmm_node_reclaim, end, "guestmm_node_reclaim_passes_ended_total",
-	  "Node reclaim passes ended (mm_vmscan_node_reclaim_end)"),
-	F(guestmm_node_reclaim, nr_reclaimed, "guestmm_node_reclaim_reclaimed_pages_total",
-	  "Pages node reclaim reclaimed"),
-	F(guestmm_node_reclaim, empty, "guestmm_node_reclaim_empty_passes_total",
-	  "Node reclaim passes that reclaimed nothing"),
-	F(guestmm_node_reclaim, failed, "guestmm_node_reclaim_failed_passes_total",
-	  "Node reclaim passes that freed fewer than 2^order pages (zone_reclaim_failed)"),
-	FNS(guestmm_node_reclaim, run_ns, "guestmm_node_reclaim_run_seconds_total",
-	    "Time spent in node reclaim passes"),
-};
-
-static const struct field balloon_fields[] = {
-	F(guestmm_balloon, inflate, "guestmm_balloon_inflated_pages_total",
-	  "Pages enqueued into a balloon (balloon_inflate)"),
-	F(guestmm_balloon, deflate, "guestmm_balloon_deflated_pages_total",
-	  "Pages dequeued from a balloon (balloon_deflate)"),
-	F(guestmm_balloon, migrate, "guestmm_balloon_migrated_pages_total",
-	  "Balloon pages migrated (balloon_migrate)"),
-	F(guestmm_balloon, migrate_failed, "guestmm_balloon_migrate_failed_total",
-	  "Balloon page migrations the driver refused"),
-	F(guestmm_balloon, dequeue_empty, "guestmm_balloon_dequeue_empty_total",
-	  "balloon_page_dequeue() calls that found no page"),
-};
 
 static char links[MAX_LINKS][NAME_MAX + 1];
 
@@ -456,87 +304,27 @@ static void prom_modev(const struct snapshot *s)
 
 void show_prom(const struct snapshot *s)
 {
-	unsigned int nres = enum_count(&en_result, GUESTMM_COMPACT_RESULTS);
-	const struct dim kind = { "kind", GUESTMM_KINDS, NULL, kind_names };
-	const struct dim status = { "status", nres, &en_result, NULL };
-	const struct dim result = { "result", nres, &en_result, NULL };
-	const struct dim order = { "order", GUESTMM_ORDERS, NULL, NULL };
-	const struct dim prio = { "prio", enum_count(&en_prio, GUESTMM_COMPACT_PRIOS),
-				  &en_prio, NULL };
-	const struct dim mt = { "migratetype", enum_count(&en_mt, GUESTMM_MIGRATETYPES),
-				&en_mt, NULL };
-	const struct dim reason = { "reason", enum_count(&en_reason, GUESTMM_MIGRATE_REASONS),
-				    &en_reason, NULL };
-	const struct dim mode = { "mode", enum_count(&en_mode, GUESTMM_MIGRATE_MODES),
-				  &en_mode, NULL };
-	const struct dim folio = { "folio", GUESTMM_MIG_KINDS, NULL, mig_names };
-	const struct guestmm_compact *c = &s->compact;
-
 	prom_probe();
 	prom_vmstat(s);
-
-	counters(compact_fields, ARRAY_SIZE(compact_fields), NULL, c, 0);
-	counter("guestmm_compact_passes_by_kind_total",
-		"Compaction passes begun, by caller (direct, kcompactd, proactive, manual)",
-		false, NULL, &kind, c, 0, offsetof(struct guestmm_compact, kind));
-	counter("guestmm_compact_end_status_total",
-		"Compaction passes ended, by status (enum compact_result)",
-		false, NULL, &status, c, 0, offsetof(struct guestmm_compact, status));
-	counter("guestmm_compact_migrate_scanned_pages_by_kind_total",
-		"Pages the migration scanner scanned, by caller", false, NULL, &kind, c, 0,
-		offsetof(struct guestmm_compact, kind_migrate_scanned));
-	counter("guestmm_compact_free_scanned_pages_by_kind_total",
-		"Pages the free scanner scanned, by caller", false, NULL, &kind, c, 0,
-		offsetof(struct guestmm_compact, kind_free_scanned));
-	counter("guestmm_compact_suitable_total",
-		"mm_compaction_suitable events, by result (enum compact_result)",
-		false, NULL, &result, c, 0, offsetof(struct guestmm_compact, suitable));
-	counter("guestmm_compact_finished_total",
-		"mm_compaction_finished events, by result (enum compact_result)",
-		false, NULL, &result, c, 0, offsetof(struct guestmm_compact, finished));
-
-	counters(direct_fields, ARRAY_SIZE(direct_fields), &order, s->direct,
-		 sizeof(s->direct[0]));
-	counter("guestmm_compact_direct_tries_by_prio_total",
-		"try_to_compact_pages() calls by order and compact_priority", false,
-		&order, &prio, s->direct, sizeof(s->direct[0]),
-		offsetof(struct guestmm_compact_direct, prio));
-
-	counters(extfrag_fields, ARRAY_SIZE(extfrag_fields), NULL, &s->extfrag, 0);
-	counter("guestmm_extfrag_alloc_migratetype_total",
-		"Fallback allocations by the migratetype wanted", false, NULL, &mt,
-		&s->extfrag, 0, offsetof(struct guestmm_extfrag, alloc_migratetype));
-	counter("guestmm_extfrag_fallback_migratetype_total",
-		"Fallback allocations by the migratetype taken from", false, NULL, &mt,
-		&s->extfrag, 0, offsetof(struct guestmm_extfrag, fallback_migratetype));
-
-	counters(migrate_fields, ARRAY_SIZE(migrate_fields), &reason, s->migrate,
-		 sizeof(s->migrate[0]));
-	counter("guestmm_migrate_calls_by_mode_total",
-		"migrate_pages() calls ended, by reason and migrate_mode", false,
-		&reason, &mode, s->migrate, sizeof(s->migrate[0]),
-		offsetof(struct guestmm_migrate, mode));
-
-	counters(thp_fields, ARRAY_SIZE(thp_fields), NULL, &s->thp, 0);
+	counters(&ct_compact, s, NULL);
+	counters(&ct_direct, s, &dim_order);
+	counters(&ct_extfrag, s, NULL);
+	counters(&ct_migrate, s, &dim_reason);
+	counters(&ct_thp, s, NULL);
 	gauge1("guestmm_thp_migration_folio_timing_enabled",
 	       "1 if migrated folios are timed (load -f), else 0", NULL, NULL,
 	       path_exists(LINK_DIR "/" FOLIO_PREFIX "_exit"));
-
-	counters(reclaim_fields, ARRAY_SIZE(reclaim_fields), NULL, &s->reclaim, 0);
-	counter("guestmm_node_reclaim_passes_by_order_total",
-		"Node reclaim passes begun, by allocation order", false, NULL, &order,
-		&s->reclaim, 0, offsetof(struct guestmm_node_reclaim, order));
-
-	counters(balloon_fields, ARRAY_SIZE(balloon_fields), NULL, &s->balloon, 0);
-
+	counters(&ct_reclaim, s, NULL);
+	counters(&ct_balloon, s, NULL);
 	prom_modev(s);
 
 	histogram("guestmm_compact_pass_duration",
-		  "Compaction pass latency (compact_zone()), by caller", &kind, s->lat_compact);
+		  "Compaction pass latency (compact_zone()), by caller", &dim_kind,
+		  s->lat_compact);
 	histogram("guestmm_compact_direct_stall_duration",
-		  "Direct compaction stall latency, by order", &order, s->lat_direct);
+		  "Direct compaction stall latency, by order", &dim_order, s->lat_direct);
 	histogram("guestmm_migrate_folio_duration",
-		  "move_to_new_folio() latency per folio moved (load -f)", &folio,
+		  "move_to_new_folio() latency per folio moved (load -f)", &dim_folio,
 		  s->lat_migrate);
 	histogram("guestmm_node_reclaim_pass_duration", "Node reclaim pass latency", NULL,
 		  s->lat_reclaim);
