@@ -58,15 +58,16 @@ static void json_u64(struct json_object *o, const char *key, __u64 v)
 	json_add(o, key, json_object_new_uint64(v));
 }
 
+/* v[0..] as an object keyed by d's names */
 static void json_named(struct json_object *o, const char *key, const __u64 *v,
-		       unsigned int n, const struct enum_names *en)
+		       const struct dim *d)
 {
 	struct json_object *m = json_add(o, key, json_object_new_object());
+	unsigned int i, n = dim_n(d);
 	char buf[16];
-	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		json_u64(m, enum_name(en, i, buf, sizeof(buf)), v[i]);
+		json_u64(m, dim_name(d, i, buf, sizeof(buf)), v[i]);
 }
 
 static void json_u64s(struct json_object *o, const char *key, const __u64 *v,
@@ -90,114 +91,104 @@ static void json_hist(struct json_object *o, const char *key,
 	json_u64s(j, "log2_ns_slots", h->slots, GUESTMM_HIST_SLOTS);
 }
 
-#define JU(o, obj, f) json_u64(o, #f, (obj)->f)
+/* Counters first..last-1 of the map value row, in guestmm.h's order. */
+static void json_counters(struct json_object *o, const struct counter_table *t,
+			  const void *row, unsigned int first, unsigned int last)
+{
+	unsigned int i;
+
+	for (i = first; i < last; i++) {
+		const struct counter *c = &t->c[i];
+
+		if (!c->n)
+			json_u64(o, c->name, *counter_at(c, row));
+		else if (c->json_list)
+			json_u64s(o, c->name, counter_at(c, row), c->n);
+		else
+			json_named(o, c->name, counter_at(c, row), c->dim);
+	}
+}
+
+/* The value of a one-entry map as the object key of root. */
+static void json_map(struct json_object *root, const char *key,
+		     const struct counter_table *t, const struct snapshot *s)
+{
+	json_counters(json_add(root, key, json_object_new_object()), t,
+		      table_row(t, s, 0), 0, t->n);
+}
 
 static char links[MAX_LINKS][NAME_MAX + 1];
 
-int show_json(const struct snapshot *s)
+/*
+ * The first n entries of the map t as an array of objects, each keyed
+ * first: by its number (d->key), or a migrate_reason by name ("reason")
+ * and number ("reason_id").
+ */
+static void json_rows(struct json_object *root, const char *key,
+		      const struct counter_table *t, const struct snapshot *s,
+		      const struct dim *d, unsigned int n)
+{
+	struct json_object *a = json_add(root, key, json_object_new_array()), *e;
+	char buf[32];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		e = json_add(a, NULL, json_object_new_object());
+		if (d == &dim_reason) {
+			json_add(e, "reason",
+				 json_object_new_string(dim_name(d, i, buf, sizeof(buf))));
+			json_add(e, "reason_id", json_object_new_int64(i));
+		} else {
+			json_add(e, d->key, json_object_new_int64(i));
+		}
+		json_counters(e, t, table_row(t, s, i), 0, t->n);
+	}
+}
+
+/* Where the pins are, the links, the vmstat equivalents. */
+static void json_probe(struct json_object *root, const struct snapshot *s)
 {
 	struct vmstat_eq vm[N_VMSTAT];
-	const struct guestmm_compact *c = &s->compact;
-	unsigned int i, k, nres = enum_count(&en_result, GUESTMM_COMPACT_RESULTS);
-	struct json_object *root = json_object_new_object(), *o, *a, *e;
-	char buf[32];
-	int n;
+	struct json_object *o;
+	int i, n;
 
-	vmstat_equivalents(s, vm);
 	json_add(root, "pin_dir", json_object_new_string(GUESTMM_PIN_DIR));
 	n = link_names(links, MAX_LINKS);
-	a = json_add(root, "links", json_object_new_array());
-	for (k = 0; k < (unsigned int)n; k++)
-		json_add(a, NULL, json_object_new_string(links[k]));
+	o = json_add(root, "links", json_object_new_array());
+	for (i = 0; i < n; i++)
+		json_add(o, NULL, json_object_new_string(links[i]));
+	vmstat_equivalents(s, vm);
 	o = json_add(root, "vmstat", json_object_new_object());
 	for (i = 0; i < N_VMSTAT; i++)
 		json_u64(o, vm[i].name, vm[i].v);
+}
 
-	o = json_add(root, "compact", json_object_new_object());
-	JU(o, c, begin); JU(o, c, end); JU(o, c, sync); JU(o, c, async);
-	e = json_add(o, "kind", json_object_new_object());
-	for (k = 0; k < GUESTMM_KINDS; k++)
-		json_u64(e, kind_names[k], c->kind[k]);
-	json_named(o, "status", c->status, nres, &en_result);
-	JU(o, c, migrate_scanned); JU(o, c, free_scanned);
-	json_u64s(o, "kind_migrate_scanned", c->kind_migrate_scanned, GUESTMM_KINDS);
-	json_u64s(o, "kind_free_scanned", c->kind_free_scanned, GUESTMM_KINDS);
-	JU(o, c, run_ns); JU(o, c, migratepages);
-	JU(o, c, nr_migrated); JU(o, c, nr_failed);
-	JU(o, c, isolate_migrate); JU(o, c, isolate_migrate_scanned);
-	JU(o, c, isolate_migrate_taken); JU(o, c, isolate_free);
-	JU(o, c, isolate_free_scanned); JU(o, c, isolate_free_taken);
-	json_named(o, "suitable", c->suitable, nres, &en_result);
-	json_named(o, "finished", c->finished, nres, &en_result);
-	JU(o, c, deferred); JU(o, c, defer_compaction);
-	JU(o, c, defer_reset); JU(o, c, kcompactd_wake);
-	JU(o, c, kcompactd_sleep); JU(o, c, wakeup_kcompactd);
+/* thp_migration, with the folio counts (the histograms' counts) */
+static void json_thp(struct json_object *root, const struct snapshot *s)
+{
+	struct json_object *o = json_add(root, "thp_migration", json_object_new_object());
+	unsigned int split = counter_index(&ct_thp, "folios_move_failed");
 
-	a = json_add(root, "compact_direct", json_object_new_array());
-	for (i = 0; i < GUESTMM_ORDERS; i++) {
-		const struct guestmm_compact_direct *dd = &s->direct[i];
-
-		e = json_add(a, NULL, json_object_new_object());
-		json_add(e, "order", json_object_new_int64(i));
-		JU(e, dd, try_to_compact);
-		json_named(e, "prio", dd->prio, enum_count(&en_prio, GUESTMM_COMPACT_PRIOS),
-			   &en_prio);
-		JU(e, dd, stall); JU(e, dd, success);
-		JU(e, dd, fail); JU(e, dd, skipped); JU(e, dd, stall_ns);
-	}
-
-	o = json_add(root, "extfrag", json_object_new_object());
-	JU(o, &s->extfrag, events); JU(o, &s->extfrag, fragmenting);
-	JU(o, &s->extfrag, change_ownership);
-	json_named(o, "alloc_migratetype", s->extfrag.alloc_migratetype,
-		   enum_count(&en_mt, GUESTMM_MIGRATETYPES), &en_mt);
-	json_named(o, "fallback_migratetype", s->extfrag.fallback_migratetype,
-		   enum_count(&en_mt, GUESTMM_MIGRATETYPES), &en_mt);
-
-	a = json_add(root, "migrate", json_object_new_array());
-	for (i = 0; i < enum_count(&en_reason, GUESTMM_MIGRATE_REASONS); i++) {
-		const struct guestmm_migrate *m = &s->migrate[i];
-
-		e = json_add(a, NULL, json_object_new_object());
-		json_add(e, "reason",
-			 json_object_new_string(enum_name(&en_reason, i, buf, sizeof(buf))));
-		json_add(e, "reason_id", json_object_new_int64(i));
-		JU(e, m, start); JU(e, m, calls);
-		JU(e, m, succeeded); JU(e, m, failed);
-		JU(e, m, thp_succeeded); JU(e, m, thp_failed);
-		JU(e, m, thp_split); JU(e, m, large_folio_split);
-		json_named(e, "mode", m->mode, enum_count(&en_mode, GUESTMM_MIGRATE_MODES),
-			   &en_mode);
-		JU(e, m, call_ns);
-	}
-
-	o = json_add(root, "thp_migration", json_object_new_object());
-	JU(o, &s->thp, set_migration_pmd); JU(o, &s->thp, remove_migration_pmd);
+	json_counters(o, &ct_thp, &s->thp, 0, split);
 	json_add(o, "folio_timing",
 		 json_object_new_boolean(path_exists(LINK_DIR "/" FOLIO_PREFIX "_exit")));
 	json_u64(o, "folios_moved_base", s->lat_migrate[GUESTMM_MIG_BASE].count);
 	json_u64(o, "folios_moved_thp", s->lat_migrate[GUESTMM_MIG_THP].count);
-	JU(o, &s->thp, folios_move_failed);
+	json_counters(o, &ct_thp, &s->thp, split, ct_thp.n);
+}
 
-	o = json_add(root, "node_reclaim", json_object_new_object());
-	JU(o, &s->reclaim, begin); JU(o, &s->reclaim, end);
-	JU(o, &s->reclaim, nr_reclaimed); JU(o, &s->reclaim, empty);
-	JU(o, &s->reclaim, failed);
-	json_u64s(o, "order", s->reclaim.order, GUESTMM_ORDERS);
-	JU(o, &s->reclaim, run_ns);
+/*
+ * A name listed twice (see stat_prom.c) is printed once, where it first
+ * came, with its last entry's values: json-c replaces the value of a key
+ * added again, so the object reads as before.
+ */
+static void json_modev(struct json_object *root, const struct snapshot *s)
+{
+	struct json_object *o = json_add(root, "module_events", json_object_new_object());
+	struct json_object *e;
+	int i;
 
-	o = json_add(root, "balloon", json_object_new_object());
-	JU(o, &s->balloon, inflate); JU(o, &s->balloon, deflate);
-	JU(o, &s->balloon, migrate); JU(o, &s->balloon, migrate_failed);
-	JU(o, &s->balloon, dequeue_empty);
-
-	/*
-	 * A name listed twice (see stat_prom.c) is printed once, where it
-	 * first came, with its last entry's values: json-c replaces the value
-	 * of a key added again, so the object reads as before.
-	 */
-	o = json_add(root, "module_events", json_object_new_object());
-	for (i = 0; i < (unsigned int)s->n_modev; i++) {
+	for (i = 0; i < s->n_modev; i++) {
 		e = json_add(o, s->modev[i].name, json_object_new_object());
 		json_u64(e, "count", s->modev[i].count);
 		if (s->modev[i].sum_size) {
@@ -205,8 +196,15 @@ int show_json(const struct snapshot *s)
 			json_u64(e, "sum", s->modev[i].sum);
 		}
 	}
+}
 
-	o = json_add(root, "histograms", json_object_new_object());
+static void json_hists(struct json_object *root, const struct snapshot *s)
+{
+	struct json_object *o = json_add(root, "histograms", json_object_new_object());
+	struct json_object *e;
+	unsigned int k;
+	char buf[16];
+
 	e = json_add(o, "compaction_pass", json_object_new_object());
 	for (k = 0; k < GUESTMM_KINDS; k++)
 		json_hist(e, kind_names[k], &s->lat_compact[k]);
@@ -219,6 +217,21 @@ int show_json(const struct snapshot *s)
 	for (k = 0; k < GUESTMM_MIG_KINDS; k++)
 		json_hist(e, mig_names[k], &s->lat_migrate[k]);
 	json_hist(o, "node_reclaim", &s->lat_reclaim[0]);
+}
 
+int show_json(const struct snapshot *s)
+{
+	struct json_object *root = json_object_new_object();
+
+	json_probe(root, s);
+	json_map(root, "compact", &ct_compact, s);
+	json_rows(root, "compact_direct", &ct_direct, s, &dim_order, GUESTMM_ORDERS);
+	json_map(root, "extfrag", &ct_extfrag, s);
+	json_rows(root, "migrate", &ct_migrate, s, &dim_reason, dim_n(&dim_reason));
+	json_thp(root, s);
+	json_map(root, "node_reclaim", &ct_reclaim, s);
+	json_map(root, "balloon", &ct_balloon, s);
+	json_modev(root, s);
+	json_hists(root, s);
 	return json_print(root);
 }
