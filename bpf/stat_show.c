@@ -69,8 +69,9 @@ static void print_hist(const char *title, const struct guestmm_hist *h)
 	}
 }
 
+/* The n elements of v, named by d; only the non-zero ones unless every. */
 static void print_named_counts(const char *label, const __u64 *v, unsigned int n,
-			       const struct enum_names *en)
+			       const struct dim *d, bool every)
 {
 	char buf[16];
 	unsigned int i;
@@ -78,13 +79,145 @@ static void print_named_counts(const char *label, const __u64 *v, unsigned int n
 
 	printf("  %-22s", label);
 	for (i = 0; i < n; i++) {
-		if (!v[i])
+		if (!v[i] && !every)
 			continue;
-		printf(" %s %llu", enum_name(en, i, buf, sizeof(buf)),
+		printf(" %s %llu", dim_name(d, i, buf, sizeof(buf)),
 		       (unsigned long long)v[i]);
 		any = true;
 	}
 	printf("%s\n", any ? "" : " -");
+}
+
+/* The value of counter c (element i of an array) as show prints it. */
+static const char *value_str(char *buf, size_t len, const struct counter *c,
+			     const void *row, unsigned int i)
+{
+	__u64 v = counter_at(c, row)[i];
+
+	if (c->ns)
+		fmt_ns(buf, len, v);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+/* fmt with its "%s" replaced by v */
+static void print_part(const char *fmt, const char *v)
+{
+	const char *at = strstr(fmt, "%s");
+
+	if (!at) {
+		fputs(fmt, stdout);
+		return;
+	}
+	printf("%.*s%s%s", (int)(at - fmt), fmt, v, at + 2);
+}
+
+/* The line titled c->show.label: its parts (SHOW_PART), by pos. */
+static void print_parts(const struct counter_table *t, const struct counter *c,
+			const void *row)
+{
+	unsigned int i, pos;
+	bool found = true;
+	char buf[32];
+
+	printf("  %-22s ", c->show.label);
+	for (pos = 0; found; pos++) {
+		found = false;
+		for (i = 0; i < t->n; i++) {
+			const struct counter *p = &t->c[i];
+
+			if (p->show.how != SHOW_PART || p->show.pos != pos ||
+			    strcmp(p->show.label, c->show.label))
+				continue;
+			print_part(p->show.fmt, value_str(buf, sizeof(buf), p, row, p->show.idx));
+			found = true;
+		}
+	}
+	printf("\n");
+}
+
+/*
+ * The lines of a one-entry map's counters (SHOW_PART, SHOW_NONZERO,
+ * SHOW_EVERY), in the order their first counters come in guestmm.h.
+ */
+static void print_lines(const struct counter_table *t, const void *row)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < t->n; i++) {
+		const struct counter *c = &t->c[i];
+
+		switch (c->show.how) {
+		case SHOW_PART:
+			for (j = 0; j < i; j++)
+				if (t->c[j].show.how == SHOW_PART &&
+				    !strcmp(t->c[j].show.label, c->show.label))
+					break;
+			if (j == i)
+				print_parts(t, c, row);
+			break;
+		case SHOW_NONZERO:
+		case SHOW_EVERY:
+			print_named_counts(c->show.label, counter_at(c, row), c->n, c->dim,
+					   c->show.how == SHOW_EVERY);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* The column heads of a map's table (SHOW_COLUMN, _COLUMNS, _AVERAGE). */
+static void print_heads(const struct counter_table *t)
+{
+	unsigned int i, k;
+	char buf[16];
+
+	for (i = 0; i < t->n; i++) {
+		const struct counter *c = &t->c[i];
+
+		if (c->show.how == SHOW_COLUMNS)
+			for (k = 0; k < dim_n(c->dim); k++)
+				printf(" %*s", c->show.width, dim_name(c->dim, k, buf, sizeof(buf)));
+		else if (c->show.how == SHOW_COLUMN || c->show.how == SHOW_AVERAGE)
+			printf(" %*s", c->show.width, c->show.label);
+	}
+	printf("\n");
+}
+
+/* One row of a map's table: the map value row. */
+static void print_row(const struct counter_table *t, const void *row)
+{
+	unsigned int i, k;
+	char buf[32];
+	__u64 n;
+
+	for (i = 0; i < t->n; i++) {
+		const struct counter *c = &t->c[i];
+
+		switch (c->show.how) {
+		case SHOW_COLUMN:
+			printf(" %*llu", c->show.width, (unsigned long long)*counter_at(c, row));
+			break;
+		case SHOW_COLUMNS:
+			for (k = 0; k < dim_n(c->dim); k++)
+				printf(" %*llu", c->show.width,
+				       (unsigned long long)counter_at(c, row)[k]);
+			break;
+		case SHOW_AVERAGE:
+			n = *counter_at(&t->c[counter_index(t, c->show.over)], row);
+			if (n)
+				fmt_ns(buf, sizeof(buf), (double)*counter_at(c, row) / n);
+			else
+				snprintf(buf, sizeof(buf), "-");
+			printf(" %*s", c->show.width, buf);
+			break;
+		default:
+			break;
+		}
+	}
+	printf("\n");
 }
 
 static char links[MAX_LINKS][NAME_MAX + 1];
@@ -105,12 +238,84 @@ static void print_links(void)
 	printf("%s\n", n ? "" : " none");
 }
 
+static void show_direct(const struct snapshot *s)
+{
+	const struct guestmm_compact_direct *d;
+	unsigned int i;
+
+	printf("\ndirect compaction by order (__alloc_pages_direct_compact):\n");
+	printf("  %5s", "order");
+	print_heads(&ct_direct);
+	for (i = 0; i < GUESTMM_ORDERS; i++) {
+		d = &s->direct[i];
+		if (!d->try_to_compact && !d->stall && !d->skipped)
+			continue;
+		printf("  %5u", i);
+		print_row(&ct_direct, d);
+	}
+}
+
+static void show_migrate(const struct snapshot *s)
+{
+	const struct guestmm_migrate *m;
+	unsigned int i;
+	char buf[32];
+
+	printf("\nmigrate_pages() by reason:\n");
+	printf("  %-18s", "reason");
+	print_heads(&ct_migrate);
+	for (i = 0; i < GUESTMM_MIGRATE_REASONS; i++) {
+		m = &s->migrate[i];
+		if (!m->calls && !m->start)
+			continue;
+		printf("  %-18s", enum_name(&en_reason, i, buf, sizeof(buf)));
+		print_row(&ct_migrate, m);
+	}
+}
+
+static void show_modev(const struct snapshot *s)
+{
+	int i;
+
+	printf("\nguestmm module tracepoints:\n");
+	if (!s->n_modev)
+		printf("  none attached\n");
+	for (i = 0; i < s->n_modev; i++) {
+		printf("  %-48s %llu", s->modev[i].name,
+		       (unsigned long long)s->modev[i].count);
+		if (s->modev[i].sum_size)
+			printf("  (sum of %s: %llu)", s->modev[i].sum_field,
+			       (unsigned long long)s->modev[i].sum);
+		printf("\n");
+	}
+}
+
+static void show_hists(const struct snapshot *s)
+{
+	char title[96];
+	unsigned int k;
+
+	for (k = 0; k < GUESTMM_KINDS; k++) {
+		snprintf(title, sizeof(title), "compaction pass latency, %s passes",
+			 kind_names[k]);
+		print_hist(title, &s->lat_compact[k]);
+	}
+	for (k = 0; k < GUESTMM_ORDERS; k++) {
+		snprintf(title, sizeof(title), "direct compaction stall, order %u, stalls", k);
+		print_hist(title, &s->lat_direct[k]);
+	}
+	for (k = 0; k < GUESTMM_MIG_KINDS; k++) {
+		snprintf(title, sizeof(title), "folio migration (move_to_new_folio), %s folios",
+			 mig_names[k]);
+		print_hist(title, &s->lat_migrate[k]);
+	}
+	print_hist("node reclaim pass latency, passes", &s->lat_reclaim[0]);
+}
+
 void show_human(const struct snapshot *s)
 {
 	struct vmstat_eq vm[N_VMSTAT];
-	const struct guestmm_compact *c = &s->compact;
-	char buf[32], t1[16];
-	unsigned int i, k;
+	unsigned int i;
 
 	print_links();
 
@@ -120,96 +325,14 @@ void show_human(const struct snapshot *s)
 		printf("  %-32s %llu\n", vm[i].name, (unsigned long long)vm[i].v);
 
 	printf("\ncompaction passes (compact_zone):\n");
-	fmt_ns(t1, sizeof(t1), c->run_ns);
-	printf("  %-22s %llu begun, %llu ended, %llu sync, %llu async, %s total\n", "passes",
-	       (unsigned long long)c->begin, (unsigned long long)c->end,
-	       (unsigned long long)c->sync, (unsigned long long)c->async, t1);
-	printf("  %-22s", "by caller");
-	for (k = 0; k < GUESTMM_KINDS; k++)
-		printf(" %s %llu", kind_names[k], (unsigned long long)c->kind[k]);
-	printf("\n");
-	print_named_counts("end status", c->status, GUESTMM_COMPACT_RESULTS, &en_result);
-	printf("  %-22s migrate %llu, free %llu (kcompactd: migrate %llu, free %llu)\n",
-	       "pages scanned", (unsigned long long)c->migrate_scanned,
-	       (unsigned long long)c->free_scanned,
-	       (unsigned long long)c->kind_migrate_scanned[GUESTMM_KIND_KCOMPACTD],
-	       (unsigned long long)c->kind_free_scanned[GUESTMM_KIND_KCOMPACTD]);
-	printf("  %-22s %llu batches, %llu migrated, %llu failed\n", "migratepages",
-	       (unsigned long long)c->migratepages, (unsigned long long)c->nr_migrated,
-	       (unsigned long long)c->nr_failed);
-	printf("  %-22s %llu blocks, %llu scanned, %llu taken\n", "isolate_migratepages",
-	       (unsigned long long)c->isolate_migrate,
-	       (unsigned long long)c->isolate_migrate_scanned,
-	       (unsigned long long)c->isolate_migrate_taken);
-	printf("  %-22s %llu blocks, %llu scanned, %llu taken\n", "isolate_freepages",
-	       (unsigned long long)c->isolate_free,
-	       (unsigned long long)c->isolate_free_scanned,
-	       (unsigned long long)c->isolate_free_taken);
-	print_named_counts("suitable", c->suitable, GUESTMM_COMPACT_RESULTS, &en_result);
-	print_named_counts("finished", c->finished, GUESTMM_COMPACT_RESULTS, &en_result);
-	printf("  %-22s deferred %llu, defer_compaction %llu, defer_reset %llu\n", "deferral",
-	       (unsigned long long)c->deferred, (unsigned long long)c->defer_compaction,
-	       (unsigned long long)c->defer_reset);
-	printf("  %-22s woken %llu (requested %llu), slept %llu\n", "kcompactd",
-	       (unsigned long long)c->kcompactd_wake,
-	       (unsigned long long)c->wakeup_kcompactd,
-	       (unsigned long long)c->kcompactd_sleep);
-
-	printf("\ndirect compaction by order (__alloc_pages_direct_compact):\n");
-	printf("  %5s %8s", "order", "tries");
-	for (k = 0; k < enum_count(&en_prio, GUESTMM_COMPACT_PRIOS); k++)
-		printf(" %10s", enum_name(&en_prio, k, buf, sizeof(buf)));
-	printf(" %8s %8s %8s %8s %10s\n", "stall", "success", "fail", "skipped", "avg_stall");
-	for (i = 0; i < GUESTMM_ORDERS; i++) {
-		const struct guestmm_compact_direct *d = &s->direct[i];
-
-		if (!d->try_to_compact && !d->stall && !d->skipped)
-			continue;
-		printf("  %5u %8llu", i, (unsigned long long)d->try_to_compact);
-		for (k = 0; k < enum_count(&en_prio, GUESTMM_COMPACT_PRIOS); k++)
-			printf(" %10llu", (unsigned long long)d->prio[k]);
-		if (d->stall)
-			fmt_ns(t1, sizeof(t1), (double)d->stall_ns / d->stall);
-		else
-			snprintf(t1, sizeof(t1), "-");
-		printf(" %8llu %8llu %8llu %8llu %10s\n", (unsigned long long)d->stall,
-		       (unsigned long long)d->success, (unsigned long long)d->fail,
-		       (unsigned long long)d->skipped, t1);
-	}
-
+	print_lines(&ct_compact, &s->compact);
+	show_direct(s);
 	printf("\nfallback allocations (mm_page_alloc_extfrag):\n");
-	printf("  %-22s %llu, fragmenting %llu, pageblock stolen %llu\n", "events",
-	       (unsigned long long)s->extfrag.events,
-	       (unsigned long long)s->extfrag.fragmenting,
-	       (unsigned long long)s->extfrag.change_ownership);
-	print_named_counts("wanted migratetype", s->extfrag.alloc_migratetype,
-			   GUESTMM_MIGRATETYPES, &en_mt);
-	print_named_counts("took from", s->extfrag.fallback_migratetype,
-			   GUESTMM_MIGRATETYPES, &en_mt);
-
-	printf("\nmigrate_pages() by reason:\n");
-	printf("  %-18s %7s %10s %8s %8s %8s %8s %10s\n", "reason", "calls", "succeeded",
-	       "failed", "thp_ok", "thp_fail", "thp_split", "avg_call");
-	for (i = 0; i < GUESTMM_MIGRATE_REASONS; i++) {
-		const struct guestmm_migrate *m = &s->migrate[i];
-
-		if (!m->calls && !m->start)
-			continue;
-		if (m->calls)
-			fmt_ns(t1, sizeof(t1), (double)m->call_ns / m->calls);
-		else
-			snprintf(t1, sizeof(t1), "-");
-		printf("  %-18s %7llu %10llu %8llu %8llu %8llu %8llu %10s\n",
-		       enum_name(&en_reason, i, buf, sizeof(buf)),
-		       (unsigned long long)m->calls, (unsigned long long)m->succeeded,
-		       (unsigned long long)m->failed, (unsigned long long)m->thp_succeeded,
-		       (unsigned long long)m->thp_failed, (unsigned long long)m->thp_split, t1);
-	}
+	print_lines(&ct_extfrag, &s->extfrag);
+	show_migrate(s);
 
 	printf("\nTHP and folio migration:\n");
-	printf("  %-22s set %llu, remove %llu (THP moved whole)\n", "migration pmd",
-	       (unsigned long long)s->thp.set_migration_pmd,
-	       (unsigned long long)s->thp.remove_migration_pmd);
+	print_lines(&ct_thp, &s->thp);
 	if (path_exists(LINK_DIR "/" FOLIO_PREFIX "_exit"))
 		printf("  %-22s base %llu, thp %llu, failed %llu\n", "folios moved",
 		       (unsigned long long)s->lat_migrate[GUESTMM_MIG_BASE].count,
@@ -218,54 +341,11 @@ void show_human(const struct snapshot *s)
 	else
 		printf("  %-22s not timed (load -f)\n", "folios moved");
 
-	fmt_ns(t1, sizeof(t1), s->reclaim.run_ns);
 	printf("\nnode reclaim (zone_reclaim_mode):\n");
-	printf("  %-22s %llu begun, %llu ended, %llu pages reclaimed, %llu empty, "
-	       "%llu failed, %s total\n",
-	       "passes", (unsigned long long)s->reclaim.begin,
-	       (unsigned long long)s->reclaim.end,
-	       (unsigned long long)s->reclaim.nr_reclaimed,
-	       (unsigned long long)s->reclaim.empty,
-	       (unsigned long long)s->reclaim.failed, t1);
-
+	print_lines(&ct_reclaim, &s->reclaim);
 	printf("\nballoon (balloon_compaction):\n");
-	printf("  %-22s inflate %llu, deflate %llu, migrate %llu, migrate failed %llu\n",
-	       "pages", (unsigned long long)s->balloon.inflate,
-	       (unsigned long long)s->balloon.deflate,
-	       (unsigned long long)s->balloon.migrate,
-	       (unsigned long long)s->balloon.migrate_failed);
+	print_lines(&ct_balloon, &s->balloon);
 
-	printf("\nguestmm module tracepoints:\n");
-	if (!s->n_modev)
-		printf("  none attached\n");
-	for (i = 0; i < (unsigned int)s->n_modev; i++) {
-		printf("  %-48s %llu", s->modev[i].name,
-		       (unsigned long long)s->modev[i].count);
-		if (s->modev[i].sum_size)
-			printf("  (sum of %s: %llu)", s->modev[i].sum_field,
-			       (unsigned long long)s->modev[i].sum);
-		printf("\n");
-	}
-
-	for (k = 0; k < GUESTMM_KINDS; k++) {
-		char title[96];
-
-		snprintf(title, sizeof(title), "compaction pass latency, %s passes",
-			 kind_names[k]);
-		print_hist(title, &s->lat_compact[k]);
-	}
-	for (k = 0; k < GUESTMM_ORDERS; k++) {
-		char title[96];
-
-		snprintf(title, sizeof(title), "direct compaction stall, order %u, stalls", k);
-		print_hist(title, &s->lat_direct[k]);
-	}
-	for (k = 0; k < GUESTMM_MIG_KINDS; k++) {
-		char title[96];
-
-		snprintf(title, sizeof(title), "folio migration (move_to_new_folio), %s folios",
-			 mig_names[k]);
-		print_hist(title, &s->lat_migrate[k]);
-	}
-	print_hist("node reclaim pass latency, passes", &s->lat_reclaim[0]);
+	show_modev(s);
+	show_hists(s);
 }
