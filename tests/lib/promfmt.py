@@ -7,6 +7,10 @@ samples derived from `guestmm-stat show -j`.
     samples = promfmt.parse(text)   # {(name, frozenset(labels.items())): value}
     assert promfmt.json_to_prom(json.loads(js)) == samples
 
+json_to_prom() takes the counters from bpf/guestmm.h's tables, which it
+reads at import (TABLES: the C(...)/A(...) entries of each
+GUESTMM_<map>_COUNTERS), as stat_prom.c takes them from the same lines.
+
 parse() raises PromError (a ValueError naming the line) unless:
 - every family has one `# HELP` and one `# TYPE` (counter, gauge or
   histogram), both before its first sample, and its samples follow them
@@ -26,7 +30,9 @@ one space between name, value and the optional timestamp, no spaces or
 trailing comma inside the braces.  Values are int when written as an
 integer, else float ("+Inf", "-Inf", "NaN" included).
 """
+import collections
 import math
+import os
 import re
 
 NAME_RE = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
@@ -267,95 +273,133 @@ def parse(text):
 
 
 # ---------------------------------------------------------------------
-# show -j -> the samples show -o prometheus prints (bpf/stat_prom.c)
+# The counter tables of bpf/guestmm.h, read from it: the one list of
+# counters, which stat_show.c, stat_json.c and stat_prom.c print.
+
+GUESTMM_H = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "bpf", "guestmm.h")
+
+# C(member, unit, family, help, show, vmstat) is a __u64; A(member, length,
+# label, json, family, help, show, vmstat) an array of them (length: an
+# int here).  show and vmstat are the C text of those columns.
+Counter = collections.namedtuple(
+    "Counter", "kind member unit length label json family help show vmstat")
+
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|/\*.*?\*/', re.S)
+_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def _string(arg):
+    """The value of a C string literal argument (adjacent ones joined)."""
+    parts = _STRING.findall(arg)
+    if not parts or _STRING.sub("", arg).strip():
+        raise ValueError("not a string literal: %s" % arg)
+    return "".join(re.sub(r"\\(.)", r"\1", p) for p in parts)
+
+
+def _args(text, i):
+    """The arguments of the call whose "(" is just before text[i], split at
+    the commas outside parentheses and strings: (args, index after ")")."""
+    args, depth, start = [], 0, i
+    while i < len(text):
+        m = _STRING_OR_COMMENT.match(text, i)
+        if m:
+            i = m.end()
+            continue
+        c = text[i]
+        if c == "(":
+            depth += 1
+        elif c == ")" and depth:
+            depth -= 1
+        elif c in ",)" and not depth:
+            args.append(" ".join(text[start:i].split()))
+            if c == ")":
+                return args, i + 1
+            start = i + 1
+        i += 1
+    raise ValueError("unterminated call in %s" % GUESTMM_H)
+
+
+def read_tables(path=GUESTMM_H):
+    """{"COMPACT": [Counter, ...], "COMPACT_DIRECT": ...} of the
+    GUESTMM_<map>_COUNTERS(C, A) tables, in their order."""
+    with open(path) as f:
+        text = f.read()
+    # comments out, continuation lines joined; strings kept as they are
+    text = _STRING_OR_COMMENT.sub(
+        lambda m: m.group(0) if m.group(0).startswith('"') else " ", text)
+    text = text.replace("\\\n", " ")
+    consts = {m.group(1): int(m.group(2)) for m in re.finditer(
+        r"^#define\s+(GUESTMM_\w+)\s+(\d+)\s*$", text, re.M)}
+    tables = {}
+    for m in re.finditer(r"^#define GUESTMM_(\w+)_COUNTERS\(C, A\)(.*)$",
+                         text, re.M):
+        body, i, rows = m.group(2), 0, []
+        while body[i:].strip():
+            call = re.compile(r"\s*([CA])\(").match(body, i)
+            if not call:
+                raise ValueError("GUESTMM_%s_COUNTERS: expected C( or A( at %r"
+                                 % (m.group(1), body[i:i + 40]))
+            kind = call.group(1)
+            args, i = _args(body, call.end())
+            want = 6 if kind == "C" else 8
+            if len(args) != want:
+                raise ValueError("%s(%s): %d arguments, not %d" %
+                                 (kind, args[0], want, len(args)))
+            if kind == "C":
+                member, unit, family, help_, show, vm = args
+                length = label = json = None
+            else:
+                member, length, label, json, family, help_, show, vm = args
+                length, unit = int(consts.get(length, length)), "count"
+            rows.append(Counter(kind, member, unit, length, label, json,
+                                _string(family), _string(help_), show, vm))
+        tables[m.group(1)] = rows
+    return tables
+
+
+TABLES = read_tables()
+
+# (show -j key, table, label of the map's entries or None), in show -j's order
+MAPS = [
+    ("compact", "COMPACT", None),
+    ("compact_direct", "COMPACT_DIRECT", "order"),
+    ("extfrag", "EXTFRAG", None),
+    ("migrate", "MIGRATE", "reason"),
+    ("thp_migration", "THP_MIGRATION", None),
+    ("node_reclaim", "NODE_RECLAIM", None),
+    ("balloon", "BALLOON", None),
+]
+
+
+def _scalars(table):
+    return [(c.member, c.family) for c in TABLES[table] if c.kind == "C"]
+
+
+def _arrays(table, json):
+    return [(c.member, c.family, c.label) for c in TABLES[table]
+            if c.kind == "A" and c.json == json]
+
 
 NSEC = 10 ** 9
 KINDS = ("direct", "kcompactd", "proactive", "manual")
 
-COMPACT = [
-    ("begin", "guestmm_compact_passes_begun_total"),
-    ("end", "guestmm_compact_passes_ended_total"),
-    ("sync", "guestmm_compact_sync_passes_total"),
-    ("async", "guestmm_compact_async_passes_total"),
-    ("migrate_scanned", "guestmm_compact_migrate_scanned_pages_total"),
-    ("free_scanned", "guestmm_compact_free_scanned_pages_total"),
-    ("run_ns", "guestmm_compact_run_seconds_total"),
-    ("migratepages", "guestmm_compact_migratepages_batches_total"),
-    ("nr_migrated", "guestmm_compact_migrated_pages_total"),
-    ("nr_failed", "guestmm_compact_migrate_failed_pages_total"),
-    ("isolate_migrate", "guestmm_compact_isolate_migrate_blocks_total"),
-    ("isolate_migrate_scanned",
-     "guestmm_compact_isolate_migrate_scanned_pages_total"),
-    ("isolate_migrate_taken", "guestmm_compact_isolate_migrate_taken_pages_total"),
-    ("isolate_free", "guestmm_compact_isolate_free_blocks_total"),
-    ("isolate_free_scanned", "guestmm_compact_isolate_free_scanned_pages_total"),
-    ("isolate_free_taken", "guestmm_compact_isolate_free_taken_pages_total"),
-    ("deferred", "guestmm_compact_deferred_total"),
-    ("defer_compaction", "guestmm_compact_defer_compaction_total"),
-    ("defer_reset", "guestmm_compact_defer_reset_total"),
-    ("kcompactd_wake", "guestmm_compact_kcompactd_wakes_total"),
-    ("kcompactd_sleep", "guestmm_compact_kcompactd_sleeps_total"),
-    ("wakeup_kcompactd", "guestmm_compact_kcompactd_wake_requests_total"),
-]
+# (show -j key, family) of each map's __u64 counters
+COMPACT = _scalars("COMPACT")
+DIRECT = _scalars("COMPACT_DIRECT")
+EXTFRAG = _scalars("EXTFRAG")
+MIGRATE = _scalars("MIGRATE")
+THP = _scalars("THP_MIGRATION")
+RECLAIM = _scalars("NODE_RECLAIM")
+BALLOON = _scalars("BALLOON")
 # (JSON key, family, label) of enum- or kind-keyed compact members
-COMPACT_NAMED = [
-    ("kind", "guestmm_compact_passes_by_kind_total", "kind"),
-    ("status", "guestmm_compact_end_status_total", "status"),
-    ("suitable", "guestmm_compact_suitable_total", "result"),
-    ("finished", "guestmm_compact_finished_total", "result"),
-]
-COMPACT_BY_KIND = [
-    ("kind_migrate_scanned", "guestmm_compact_migrate_scanned_pages_by_kind_total"),
-    ("kind_free_scanned", "guestmm_compact_free_scanned_pages_by_kind_total"),
-]
-DIRECT = [
-    ("try_to_compact", "guestmm_compact_direct_tries_total"),
-    ("stall", "guestmm_compact_direct_stalls_total"),
-    ("success", "guestmm_compact_direct_successes_total"),
-    ("fail", "guestmm_compact_direct_failures_total"),
-    ("skipped", "guestmm_compact_direct_skipped_total"),
-    ("stall_ns", "guestmm_compact_direct_stall_seconds_total"),
-]
-EXTFRAG = [
-    ("events", "guestmm_extfrag_events_total"),
-    ("fragmenting", "guestmm_extfrag_fragmenting_total"),
-    ("change_ownership", "guestmm_extfrag_change_ownership_total"),
-]
-EXTFRAG_NAMED = [
-    ("alloc_migratetype", "guestmm_extfrag_alloc_migratetype_total"),
-    ("fallback_migratetype", "guestmm_extfrag_fallback_migratetype_total"),
-]
-MIGRATE = [
-    ("start", "guestmm_migrate_starts_total"),
-    ("calls", "guestmm_migrate_calls_total"),
-    ("succeeded", "guestmm_migrate_succeeded_pages_total"),
-    ("failed", "guestmm_migrate_failed_pages_total"),
-    ("thp_succeeded", "guestmm_migrate_thp_succeeded_total"),
-    ("thp_failed", "guestmm_migrate_thp_failed_total"),
-    ("thp_split", "guestmm_migrate_thp_split_total"),
-    ("large_folio_split", "guestmm_migrate_large_folio_split_total"),
-    ("call_ns", "guestmm_migrate_call_seconds_total"),
-]
-THP = [
-    ("set_migration_pmd", "guestmm_thp_migration_set_pmd_total"),
-    ("remove_migration_pmd", "guestmm_thp_migration_remove_pmd_total"),
-    ("folios_move_failed", "guestmm_thp_migration_folios_move_failed_total"),
-]
-RECLAIM = [
-    ("begin", "guestmm_node_reclaim_passes_begun_total"),
-    ("end", "guestmm_node_reclaim_passes_ended_total"),
-    ("nr_reclaimed", "guestmm_node_reclaim_reclaimed_pages_total"),
-    ("empty", "guestmm_node_reclaim_empty_passes_total"),
-    ("failed", "guestmm_node_reclaim_failed_passes_total"),
-    ("run_ns", "guestmm_node_reclaim_run_seconds_total"),
-]
-BALLOON = [
-    ("inflate", "guestmm_balloon_inflated_pages_total"),
-    ("deflate", "guestmm_balloon_deflated_pages_total"),
-    ("migrate", "guestmm_balloon_migrated_pages_total"),
-    ("migrate_failed", "guestmm_balloon_migrate_failed_total"),
-    ("dequeue_empty", "guestmm_balloon_dequeue_empty_total"),
-]
+COMPACT_NAMED = _arrays("COMPACT", "named")
+COMPACT_BY_KIND = [(m, f) for m, f, _ in _arrays("COMPACT", "list")]
+EXTFRAG_NAMED = [(m, f) for m, f, _ in _arrays("EXTFRAG", "named")]
+# show -j's vmstat names, by VMSTAT() slot (guestmm_vmstat_<name>_total)
+VMSTAT = [name for _, name in sorted(
+    (int(m.group(1)), m.group(2)) for t in TABLES.values() for c in t
+    for m in [re.match(r'VMSTAT(?:_AT)?\((\d+), "(\w+)"', c.vmstat)] if m)]
 # (JSON histograms key, family without _seconds, label or None)
 HISTS = [
     ("compaction_pass", "guestmm_compact_pass_duration", "kind"),
@@ -388,49 +432,19 @@ def json_to_prom(j):
             raise ValueError("series %s%s twice" % (name, labels))
         out[key] = v
 
-    def fields(obj, table, labels):
-        for key, name in table:
-            v = obj[key]
-            put(name, labels, seconds(v) if key.endswith("_ns") else v)
-
     put("guestmm_probe_info", {"pin_dir": j["pin_dir"]}, 1)
     for link in j["links"]:
         put("guestmm_probe_attached", {"link": link}, 1)
     for name, v in j["vmstat"].items():
         put("guestmm_vmstat_%s_total" % name, {}, v)
 
-    c = j["compact"]
-    fields(c, COMPACT, {})
-    for key, name, label in COMPACT_NAMED:
-        for k, v in c[key].items():
-            put(name, {label: k}, v)
-    for key, name in COMPACT_BY_KIND:
-        if len(c[key]) != len(KINDS):
-            raise ValueError("compact.%s has %d kinds" % (key, len(c[key])))
-        for kind, v in zip(KINDS, c[key]):
-            put(name, {"kind": kind}, v)
-
-    for d in j["compact_direct"]:
-        order = {"order": str(d["order"])}
-        fields(d, DIRECT, order)
-        for prio, v in d["prio"].items():
-            put("guestmm_compact_direct_tries_by_prio_total",
-                dict(order, prio=prio), v)
-
-    e = j["extfrag"]
-    fields(e, EXTFRAG, {})
-    for key, name in EXTFRAG_NAMED:
-        for mt, v in e[key].items():
-            put(name, {"migratetype": mt}, v)
-
-    for m in j["migrate"]:
-        reason = {"reason": m["reason"]}
-        fields(m, MIGRATE, reason)
-        for mode, v in m["mode"].items():
-            put("guestmm_migrate_calls_by_mode_total", dict(reason, mode=mode), v)
+    for key, table, row in MAPS:
+        for obj in [j[key]] if row is None else j[key]:
+            labels = {} if row is None else {row: str(obj[row])}
+            for c in TABLES[table]:
+                _counter(put, "%s.%s" % (key, c.member), c, obj[c.member], labels)
 
     t = j["thp_migration"]
-    fields(t, THP, {})
     put("guestmm_thp_migration_folio_timing_enabled", {},
         1 if t["folio_timing"] else 0)
     # not exported: the folio_migration histograms' counts
@@ -439,13 +453,6 @@ def json_to_prom(j):
         if t["folios_moved_" + kind] != h:
             raise ValueError("folios_moved_%s %d != folio_migration %s count %d"
                              % (kind, t["folios_moved_" + kind], kind, h))
-
-    r = j["node_reclaim"]
-    fields(r, RECLAIM, {})
-    for order, v in enumerate(r["order"]):
-        put("guestmm_node_reclaim_passes_by_order_total", {"order": str(order)}, v)
-
-    fields(j["balloon"], BALLOON, {})
 
     for event, ev in j["module_events"].items():
         put("guestmm_module_events_total", {"event": event}, ev["count"])
@@ -460,6 +467,23 @@ def json_to_prom(j):
         for labels, h in rows:
             _hist(put, name, labels, h)
     return out
+
+
+def _counter(put, where, c, v, labels):
+    """The samples of the guestmm.h counter c, whose show -j value is v."""
+    if c.kind == "C":
+        put(c.family, labels, seconds(v) if c.unit == "ns" else v)
+        return
+    if c.json == "named":
+        items = v.items()
+    elif c.label == "kind":
+        if len(v) != len(KINDS):
+            raise ValueError("%s has %d kinds" % (where, len(v)))
+        items = zip(KINDS, v)
+    else:
+        items = ((str(i), x) for i, x in enumerate(v))
+    for k, x in items:
+        put(c.family, dict(labels, **{c.label: k}), x)
 
 
 def _hist(put, name, labels, h):

@@ -165,14 +165,8 @@ REASONS = ["compaction", "memory_failure", "memory_hotplug",
 MODES = ["async", "sync_light", "sync", "sync_no_copy"]
 PRIOS = ["sync_full", "sync_light", "async"]
 MTS = ["unmovable", "movable", "reclaimable", "highatomic", "cma", "isolate"]
-VMSTAT = ["compact_stall", "compact_success", "compact_fail",
-          "compact_migrate_scanned", "compact_free_scanned",
-          "compact_daemon_wake", "compact_daemon_migrate_scanned",
-          "compact_daemon_free_scanned", "pgmigrate_success", "pgmigrate_fail",
-          "thp_migration_success", "thp_migration_fail",
-          "thp_migration_split", "balloon_inflate", "balloon_deflate",
-          "balloon_migrate", "zone_reclaim_failed",
-          "compact_daemon_wake_requests"]
+LABELS = {"kind": KINDS, "status": RESULTS, "result": RESULTS,
+          "prio": PRIOS, "migratetype": MTS, "mode": MODES}
 
 
 def hist_json(count=0, sum_ns=0, max_ns=0, slots=None):
@@ -183,29 +177,36 @@ def hist_json(count=0, sum_ns=0, max_ns=0, slots=None):
             "log2_ns_slots": s}
 
 
+def counters(table, **rest):
+    """A zero show -j object of a guestmm.h table, with the keys in rest."""
+    obj = {}
+    for c in promfmt.TABLES[table]:
+        if c.kind == "C":
+            obj[c.member] = 0
+        elif c.json == "named":
+            obj[c.member] = {n: 0 for n in LABELS[c.label]}
+        else:
+            obj[c.member] = [0] * c.length
+    obj.update(rest)
+    return obj
+
+
 def show_j():
     """A zero show -j object with 6.1's enum names."""
-    named = lambda names: {n: 0 for n in names}  # noqa: E731
-    compact = {k: 0 for k, _ in promfmt.COMPACT}
-    compact.update(kind=named(KINDS), status=named(RESULTS),
-                   suitable=named(RESULTS), finished=named(RESULTS),
-                   kind_migrate_scanned=[0] * 4, kind_free_scanned=[0] * 4)
-    direct = [dict({k: 0 for k, _ in promfmt.DIRECT}, order=o,
-                   prio=named(PRIOS)) for o in range(16)]
-    extfrag = dict({k: 0 for k, _ in promfmt.EXTFRAG},
-                   alloc_migratetype=named(MTS), fallback_migratetype=named(MTS))
-    migrate = [dict({k: 0 for k, _ in promfmt.MIGRATE}, reason=r, reason_id=i,
-                    mode=named(MODES)) for i, r in enumerate(REASONS)]
-    thp = dict({k: 0 for k, _ in promfmt.THP}, folio_timing=False,
-               folios_moved_base=0, folios_moved_thp=0)
-    reclaim = dict({k: 0 for k, _ in promfmt.RECLAIM}, order=[0] * 16)
     return {
         "pin_dir": "/sys/fs/bpf/guestmm",
         "links": ["compaction_begin", "compaction_end"],
-        "vmstat": named(VMSTAT),
-        "compact": compact, "compact_direct": direct, "extfrag": extfrag,
-        "migrate": migrate, "thp_migration": thp, "node_reclaim": reclaim,
-        "balloon": {k: 0 for k, _ in promfmt.BALLOON},
+        "vmstat": {n: 0 for n in promfmt.VMSTAT},
+        "compact": counters("COMPACT"),
+        "compact_direct": [counters("COMPACT_DIRECT", order=o)
+                           for o in range(16)],
+        "extfrag": counters("EXTFRAG"),
+        "migrate": [counters("MIGRATE", reason=r, reason_id=i)
+                    for i, r in enumerate(REASONS)],
+        "thp_migration": counters("THP_MIGRATION", folio_timing=False,
+                                  folios_moved_base=0, folios_moved_thp=0),
+        "node_reclaim": counters("NODE_RECLAIM"),
+        "balloon": counters("BALLOON"),
         "module_events": {
             "guestmm_balloon:guestmm_balloon_inflate":
                 {"count": 2, "sum_field": "nr", "sum": 1024},
@@ -284,18 +285,34 @@ def test_le_labels():
     assert promfmt.seconds(2 ** 64 - 1) == float("18446744073.709551615")
 
 
-def test_tables_match_stat_prom_c():
-    """Every family json_to_prom() produces is one stat_prom.c names, and
-    the other way round (vmstat and histogram names are built there)."""
-    with open(os.path.join(TOP, "bpf", "stat_prom.c")) as f:
-        src = f.read()
-    c_names = set(re.findall(r'"(guestmm_[a-z0-9_]+)"', src))
+def test_vmstat_names():
+    assert promfmt.VMSTAT == [
+        "compact_stall", "compact_success", "compact_fail",
+        "compact_migrate_scanned", "compact_free_scanned",
+        "compact_daemon_wake", "compact_daemon_migrate_scanned",
+        "compact_daemon_free_scanned", "pgmigrate_success", "pgmigrate_fail",
+        "thp_migration_success", "thp_migration_fail", "thp_migration_split",
+        "balloon_inflate", "balloon_deflate", "balloon_migrate",
+        "zone_reclaim_failed", "compact_daemon_wake_requests"]
+
+
+def test_families_match_the_c_sources():
+    """Every family json_to_prom() produces is one that bpf/guestmm.h's
+    tables or stat_prom.c name, and the other way round (vmstat and
+    histogram names are built in stat_prom.c)."""
+    c_names = set()
+    for f in ("stat_prom.c", "guestmm.h"):
+        with open(os.path.join(TOP, "bpf", f)) as fh:
+            src = fh.read()
+        c_names |= set(re.findall(r'"(guestmm_[a-z0-9_]+)"', src))
+        if f == "stat_prom.c":
+            prom_c = src
     c_names -= {n for n in c_names if n.endswith("_duration")}
     hists = {name for _, name, _ in promfmt.HISTS}
-    assert hists <= set(re.findall(r'"(guestmm_[a-z0-9_]+_duration)"', src))
+    assert hists <= set(re.findall(r'"(guestmm_[a-z0-9_]+_duration)"', prom_c))
     c_names |= {n + s for n in hists for s in ("_seconds", "_max_seconds")}
-    c_names |= {"guestmm_vmstat_%s_total" % v for v in VMSTAT}
-    assert 'snprintf(name, sizeof(name), "guestmm_vmstat_%s_total"' in src
+    c_names |= {"guestmm_vmstat_%s_total" % v for v in promfmt.VMSTAT}
+    assert 'snprintf(name, sizeof(name), "guestmm_vmstat_%s_total"' in prom_c
 
     py = set()
     for name, _ in promfmt.json_to_prom(show_j()):
