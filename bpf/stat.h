@@ -6,7 +6,9 @@
  *   stat_sys.c         environment checks (root, bpffs, tracefs, BTF), pins
  *   stat_load.c        load and unload: support checks, module tracepoints
  *   stat_snapshot.c    the pinned maps read into struct snapshot; reset
- *   stat_names.c       enum names from BTF, /proc/vmstat equivalents
+ *   stat_names.c       enum names from BTF, labels, guestmm.h's counter
+ *                      tables as struct counter_table, /proc/vmstat
+ *                      equivalents
  *   stat_show.c        show: tables and log2 histograms
  *   stat_json.c        show -j (json-c); JSON lines for watch -j
  *   stat_prom.c        show -o prometheus

@@ -8,8 +8,9 @@
  * page counts say _pages.  What show -j keys by name (kind, order, status,
  * result, prio, migratetype, reason, mode, event) is a label.  Each family
  * is printed once, # HELP and # TYPE first, then all its samples.  The
- * families are listed in docs/bpf.md; tests/lib/promfmt.py json_to_prom()
- * derives these samples from show -j.
+ * counter families come from guestmm.h's tables (a map's __u64s, then its
+ * arrays); they are listed in docs/bpf.md; tests/lib/promfmt.py
+ * json_to_prom() derives these samples from show -j.
  *
  * Histograms: slot i counts integer nanosecond values in [2^i, 2^(i+1)),
  * slot 0 also 0 and the last slot everything from 2^39 ns up.  Bucket i
