@@ -281,41 +281,29 @@ static int load_already_loaded(void)
 	return 0;
 }
 
-int cmd_load(void)
+/* A fresh pin directory: stale pins of an interrupted load removed. */
+static int make_pin_dirs(void)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, open_opts,
-		    .pin_root_path = GUESTMM_PIN_DIR);
-	char pin[PATH_MAX], reason[256];
-	struct guestmm_bpf *skel = NULL;
-	struct bpf_program *prog;
-	int n_attached = 0, n_skipped = 0, ret = 1;
-	bool have_tracefs;
-
-	if (check_root() || check_btf() || ensure_bpffs(true))
-		return 1;
-	if (count_dir(LINK_DIR, NULL) > 0)
-		return load_already_loaded();
 	if (path_exists(GUESTMM_PIN_DIR)) {
 		/* maps without links: left by an interrupted load */
 		fprintf(stderr, "guestmm-stat: removing stale pins in %s\n", GUESTMM_PIN_DIR);
 		if (remove_pins())
-			return 1;
+			return -1;
 	}
 	if (make_private_dir(GUESTMM_PIN_DIR) || make_private_dir(LINK_DIR))
-		return 1;
+		return -1;
+	return 0;
+}
 
-	have_tracefs = ensure_tracefs();
-	vmlinux_btf = btf__load_vmlinux_btf();
-	if (!vmlinux_btf) {
-		err("cannot parse kernel BTF %s: %s", VMLINUX_BTF, strerror(errno));
-		goto out_unpin;
-	}
-
-	skel = guestmm_bpf__open_opts(&open_opts);
-	if (!skel) {
-		err("cannot open the BPF object: %s", strerror(errno));
-		goto out_unpin;
-	}
+/*
+ * Switch off the programs this kernel cannot take, -x excludes and, unless
+ * -f, the per-folio timing; each is named.  Returns how many.
+ */
+static int skip_programs(struct guestmm_bpf *skel, bool have_tracefs)
+{
+	struct bpf_program *prog;
+	char reason[256];
+	int n_skipped = 0;
 
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *why = prog_unsupported(prog, have_tracefs, reason, sizeof(reason));
@@ -333,15 +321,19 @@ int cmd_load(void)
 		printf("  skipped %-28s %s\n", name, why);
 		n_skipped++;
 	}
+	return n_skipped;
+}
 
-	ret = guestmm_bpf__load(skel);
-	if (ret) {
-		err("loading the BPF programs failed: %s (run with -v for the verifier log)",
-		    strerror(-ret));
-		ret = 1;
-		goto out_unpin;
-	}
-	ret = 1;
+/*
+ * Attach every loaded program but the module-event one and pin its link
+ * as links/<name>.  Returns how many, or -1 if a link could not be pinned;
+ * *n_skipped counts those that failed to attach.
+ */
+static int attach_programs(struct guestmm_bpf *skel, int *n_skipped)
+{
+	struct bpf_program *prog;
+	char pin[PATH_MAX];
+	int n_attached = 0;
 
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *name = short_name(bpf_program__name(prog));
@@ -353,7 +345,7 @@ int cmd_load(void)
 		link = bpf_program__attach(prog);
 		if (!link) {
 			printf("  skipped %-28s attach failed: %s\n", name, strerror(errno));
-			n_skipped++;
+			(*n_skipped)++;
 			continue;
 		}
 		snprintf(pin, sizeof(pin), "%s/%s", LINK_DIR, name);
@@ -361,27 +353,74 @@ int cmd_load(void)
 		if (e) {
 			err("cannot pin link %s: %s", pin, strerror(-e));
 			bpf_link__destroy(link);
-			goto out_unpin;
+			return -1;
 		}
 		/* keep the kernel link alive through the pin only */
 		bpf_link__disconnect(link);
 		bpf_link__destroy(link);
 		n_attached++;
 	}
+	return n_attached;
+}
+
+/* -m: pin the module-event program and attach it.  Returns how many. */
+static int attach_modules(struct guestmm_bpf *skel, bool have_tracefs)
+{
+	int pfd = bpf_program__fd(skel->progs.guestmm_module_event);
 
 	if (!env.modules) {
 		printf("  module tracepoints: not attached (use -m)\n");
-	} else {
-		int pfd = bpf_program__fd(skel->progs.guestmm_module_event);
-
-		if (bpf_program__pin(skel->progs.guestmm_module_event,
-				     GUESTMM_PIN_DIR "/" GUESTMM_MODEV_PROG_PIN))
-			err("cannot pin the module-event program; later loads cannot add module tracepoints");
-		if (have_tracefs)
-			n_attached += attach_module_events(pfd, bpf_map__fd(skel->maps.module_events));
-		else
-			printf("  module tracepoints: skipped (tracefs unavailable)\n");
+		return 0;
 	}
+	if (bpf_program__pin(skel->progs.guestmm_module_event,
+			     GUESTMM_PIN_DIR "/" GUESTMM_MODEV_PROG_PIN))
+		err("cannot pin the module-event program; later loads cannot add module tracepoints");
+	if (!have_tracefs) {
+		printf("  module tracepoints: skipped (tracefs unavailable)\n");
+		return 0;
+	}
+	return attach_module_events(pfd, bpf_map__fd(skel->maps.module_events));
+}
+
+int cmd_load(void)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts,
+		    .pin_root_path = GUESTMM_PIN_DIR);
+	struct guestmm_bpf *skel = NULL;
+	int n_attached, n_skipped, ret = 1;
+	bool have_tracefs;
+
+	if (check_root() || check_btf() || ensure_bpffs(true))
+		return 1;
+	if (count_dir(LINK_DIR, NULL) > 0)
+		return load_already_loaded();
+	if (make_pin_dirs())
+		return 1;
+
+	have_tracefs = ensure_tracefs();
+	vmlinux_btf = btf__load_vmlinux_btf();
+	if (!vmlinux_btf) {
+		err("cannot parse kernel BTF %s: %s", VMLINUX_BTF, strerror(errno));
+		goto out_unpin;
+	}
+	skel = guestmm_bpf__open_opts(&open_opts);
+	if (!skel) {
+		err("cannot open the BPF object: %s", strerror(errno));
+		goto out_unpin;
+	}
+	n_skipped = skip_programs(skel, have_tracefs);
+	ret = guestmm_bpf__load(skel);
+	if (ret) {
+		err("loading the BPF programs failed: %s (run with -v for the verifier log)",
+		    strerror(-ret));
+		ret = 1;
+		goto out_unpin;
+	}
+	ret = 1;
+	n_attached = attach_programs(skel, &n_skipped);
+	if (n_attached < 0)
+		goto out_unpin;
+	n_attached += attach_modules(skel, have_tracefs);
 
 	printf("guestmm probes loaded: %d attached, %d skipped; maps in %s, links in %s\n",
 	       n_attached, n_skipped, GUESTMM_PIN_DIR, LINK_DIR);
