@@ -5,6 +5,7 @@ synthetic vmlinux).  Nothing here downloads anything."""
 import contextlib
 import hashlib
 import io
+import json
 import os
 import struct
 import tempfile
@@ -176,10 +177,10 @@ def test_debian_version_order():
     assert kv.series_of("6.12.95-1~bpo12+1") == "6.12"
 
 
-def row(version, variant="6.1", note="-"):
-    return {"release": "6.1.0-57-amd64",
+def row(version, variant="6.1", note="-", release=None, build_id="ab" * 20):
+    return {"release": release or "%s-amd64" % version,
             "uts_version": "#1 SMP PREEMPT_DYNAMIC Debian %s (2026-11-26)" % version,
-            "build_id": "ab" * 20, "variant": variant, "compiler": "gcc-12 (Debian 12.2.0-14) 12.2.0",
+            "build_id": build_id, "variant": variant, "compiler": "gcc-12 (Debian 12.2.0-14) 12.2.0",
             "suite": "bookworm-security", "package_version": version, "note": note}
 
 
@@ -276,20 +277,176 @@ def test_banner():
         "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-26)")
 
 
+def test_upsert_keys_rows_by_release():
+    """A version's amd64 and cloud-amd64 builds (one package version and
+    uts_version, each its own release and build ID) are two rows, the
+    amd64 one first; checking one again replaces that row only."""
+    amd64 = row("6.1.192-3", release="6.1.0-57-amd64", build_id="6a" * 20)
+    cloud = row("6.1.192-3", release="6.1.0-57-cloud-amd64", build_id="c1" * 20)
+    rows = kv.upsert(kv.upsert([row("6.1.176-1", release="6.1.0-50-amd64")], cloud), amd64)
+    assert len(rows) == 3, rows
+    text = kv.format_table(rows)
+    assert [line.split("\t")[0] for line in text.splitlines()[1:]] == \
+        ["6.1.0-50-amd64", "6.1.0-57-amd64", "6.1.0-57-cloud-amd64"]
+    again = kv.upsert(kv.parse_table(text), dict(cloud, note="sympos: foo x2"))
+    assert len(again) == 3
+    assert {r["release"]: r["note"] for r in again if r["package_version"] == "6.1.192-3"} \
+        == {"6.1.0-57-amd64": "-", "6.1.0-57-cloud-amd64": "sympos: foo x2"}
+    assert {r["release"]: r["build_id"] for r in again if r["package_version"] == "6.1.192-3"} \
+        == {"6.1.0-57-amd64": "6a" * 20, "6.1.0-57-cloud-amd64": "c1" * 20}
+    try:
+        kv.upsert(again, row("6.1.999-1", release="-"))
+        raise AssertionError("a row without a release accepted")
+    except kv.Error:
+        pass
+
+
+def test_flavour_of_releases_and_packages():
+    cases = {
+        "6.1.0-57-amd64": "amd64",
+        "6.1.0-57-cloud-amd64": "cloud-amd64",
+        "6.1.0-57-rt-amd64": "rt-amd64",
+        "linux-image-6.1.0-57-amd64": "amd64",
+        "linux-image-6.1.0-57-amd64-unsigned": "amd64",
+        "linux-image-6.1.0-57-cloud-amd64-unsigned": "cloud-amd64",
+        "linux-image-6.1.0-57-cloud-amd64-dbg": "cloud-amd64",
+        "linux-image-6.12.95+deb12-cloud-amd64-unsigned": "cloud-amd64",
+        "linux-image-6.12.115+deb13.1-cloud-amd64": "cloud-amd64",
+        "6.12.115+deb13.1-amd64": "amd64",
+        "linux-headers-6.12.118+deb13-cloud-amd64": "cloud-amd64",
+        "linux-image-6.12.118+deb13-rt-amd64-unsigned": "rt-amd64",
+        # metapackages and what is no kernel release
+        "linux-image-cloud-amd64": None,
+        "linux-image-6.12-cloud-amd64": None,
+        "linux-source-6.1": None,
+        "6.1.192-3": None,
+    }
+    for name, want in cases.items():
+        assert kv.flavour_of(name) == want, (name, kv.flavour_of(name), want)
+    # find_image takes the flavour's own image, the unsigned one first
+    import re
+    index = {"linux-image-6.1.0-57-amd64": ["6.1.192-3"],
+             "linux-image-6.1.0-57-amd64-unsigned": ["6.1.192-3"],
+             "linux-image-6.1.0-57-cloud-amd64": ["6.1.192-3"],
+             "linux-image-6.1.0-57-cloud-amd64-unsigned": ["6.1.192-3"],
+             "linux-image-6.1.0-57-cloud-amd64-dbg": ["6.1.192-3"],
+             "linux-image-6.1.0-57-rt-amd64-unsigned": ["6.1.192-3"],
+             "linux-image-6.1.0-50-cloud-amd64": ["6.1.176-1"],
+             "linux-image-6.12-cloud-amd64": ["6.1.192-3"],   # a metapackage
+             "linux-image-cloud-amd64": ["6.1.192-3"]}
+    saved = kv.apt_search, kv.madison
+    try:
+        kv.apt_search = lambda suite, rx: sorted(n for n in index if re.search(rx, n))
+        kv.madison = lambda suite, names: {n: index[n] for n in names}
+        assert kv.find_image("6.1.192-3", "bookworm-security", "amd64") == \
+            ("linux-image-6.1.0-57-amd64-unsigned", "6.1.0-57-amd64")
+        assert kv.find_image("6.1.192-3", "bookworm-security", "cloud-amd64") == \
+            ("linux-image-6.1.0-57-cloud-amd64-unsigned", "6.1.0-57-cloud-amd64")
+        # only the signed image left in the archive
+        assert kv.find_image("6.1.176-1", "bookworm", "cloud-amd64") == \
+            ("linux-image-6.1.0-50-cloud-amd64", "6.1.0-50-cloud-amd64")
+        assert kv.find_image("6.1.176-1", "bookworm", "amd64") == (None, None)
+    finally:
+        kv.apt_search, kv.madison = saved
+
+
+def test_rt_flavour_is_not_served():
+    """check covers FLAVOURS; rt-amd64 is refused with its reason, before
+    anything is fetched, and gets no row."""
+    assert kv.check_flavours() == ["amd64", "cloud-amd64"]
+    assert kv.check_flavours("cloud-amd64") == ["cloud-amd64"]
+    assert "rt-amd64" not in kv.FLAVOURS
+    assert kv.not_served("rt-amd64") == "not served: rt-amd64 has PREEMPT_RT and no THP"
+    for flavour, want in (("rt-amd64", "not served: rt-amd64 has PREEMPT_RT and no THP"),
+                          ("arm64", "unknown flavour arm64")):
+        try:
+            kv.check_flavours(flavour)
+            raise AssertionError("%s accepted" % flavour)
+        except kv.Error as e:
+            assert want in str(e), e
+    saved = kv.TABLE, kv.find_suite
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            kv.TABLE = os.path.join(d, "kernels.tsv")
+            kv.find_suite = None          # nothing is looked up
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                rc = kv.main(["check", "6.1.192-3", "--flavour", "rt-amd64"])
+            assert rc == 2 and "not served: rt-amd64 has PREEMPT_RT and no THP" \
+                in err.getvalue(), (rc, err.getvalue())
+            assert not os.path.exists(kv.TABLE)
+        finally:
+            kv.TABLE, kv.find_suite = saved
+    assert "rt-amd64" in kv.__doc__ and "PREEMPT_RT" in kv.__doc__
+
+
 def test_image_not_in_archive_is_recorded_as_unknown():
     saved = kv.CACHE, kv.find_image
     with tempfile.TemporaryDirectory() as d:
         try:
             kv.CACHE = d
-            kv.find_image = lambda version, suite: (None, None)
-            info = kv.image_info("6.1.999-1", "bookworm-security")
+            kv.find_image = lambda version, suite, flavour: (None, None)
+            info = kv.image_info("6.1.999-1", "bookworm-security", "cloud-amd64")
             assert (info["release"], info["build_id"], info["uts_version"]) == ("-", "-", "-")
             assert info["note"] == "image not in archive" and info["kallsyms"] is None
+            assert os.path.exists(os.path.join(d, "klp-variant", "6.1.999-1",
+                                               "cloud-amd64", "image.json"))
             # cached: asked once
             kv.find_image = None
-            assert kv.image_info("6.1.999-1", "bookworm-security") == info
+            assert kv.image_info("6.1.999-1", "bookworm-security", "cloud-amd64") == info
         finally:
             kv.CACHE, kv.find_image = saved
+
+
+def test_image_facts_per_flavour_rows_per_release():
+    """Each flavour's image facts are its own (image.json, kallsyms.txt
+    in <version>/<flavour>/): the amd64 and cloud-amd64 builds of one
+    version each get their row, with their own release, build ID and
+    symbol note; an image the archive no longer offers gets none."""
+    saved = kv.CACHE, kv.TABLE, kv.VARIANTS, kv.find_image
+    version, suite = "6.1.192-3", "bookworm-security"
+    facts = {
+        "amd64": ("6.1.0-57-amd64", "6a" * 20, "T compact_zone\nt isolate_x\n"),
+        "cloud-amd64": ("6.1.0-57-cloud-amd64", "c1" * 20,
+                        "T compact_zone\nt isolate_x\nt isolate_x\n"),
+    }
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            kv.CACHE = d
+            kv.TABLE = os.path.join(d, "kernels.tsv")
+            kv.VARIANTS = os.path.join(d, "livepatch", "variants")
+            kv.find_image = None          # every fact is cached
+            for flavour, (release, bid, syms) in facts.items():
+                idir = kv.image_dir(version, flavour)
+                assert idir == os.path.join(d, "klp-variant", version, flavour)
+                os.makedirs(idir)
+                with open(os.path.join(idir, "kallsyms.txt"), "w") as f:
+                    f.write(syms)
+                with open(os.path.join(idir, "image.json"), "w") as f:
+                    json.dump({"package": "linux-image-%s-unsigned" % release,
+                               "release": release, "build_id": bid,
+                               "uts_version": "#1 SMP PREEMPT_DYNAMIC Debian %s "
+                               "(2026-11-26)" % version,
+                               "compiler": "gcc-12", "kallsyms": "kallsyms.txt",
+                               "note": ""}, f)
+            v = kv.Variant("9.9", ["symbol compact_zone\n", "symbol isolate_x\n"])
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                for flavour in ("cloud-amd64", "amd64"):
+                    info = kv.image_info(version, suite, flavour)
+                    assert info["release"] == facts[flavour][0]
+                    assert kv.check_image(version, suite, flavour, info, v) == "ok"
+                gone = dict(info, package=None, release="-", note="image not in archive")
+                assert kv.check_image("6.1.999-1", suite, "cloud-amd64", gone, v) == "no image"
+            assert "same as variant 9.9: 6.1.0-57-cloud-amd64" in out.getvalue()
+            rows = kv.read_table()
+            assert [(r["release"], r["build_id"], r["note"]) for r in rows] == [
+                ("6.1.0-57-amd64", "6a" * 20, "-"),
+                ("6.1.0-57-cloud-amd64", "c1" * 20, "sympos: isolate_x x2")], rows
+            assert rows[0]["uts_version"] == rows[1]["uts_version"]
+            assert {r["package_version"] for r in rows} == {version}
+        finally:
+            kv.CACHE, kv.TABLE, kv.VARIANTS, kv.find_image = saved
 
 
 def local_tree(d, mirror_tail):
