@@ -65,6 +65,60 @@ def test_select_variant_reads_the_table():
             assert release in err and version in err, (name, err)
 
 
+def fake_kdir(tmp, release, version):
+    """Headers that name the build release, `uname -v` version."""
+    gen = os.path.join(tmp, release, "include", "generated")
+    os.makedirs(gen)
+    with open(os.path.join(gen, "utsrelease.h"), "w") as f:
+        f.write('#define UTS_RELEASE "%s"\n' % release)
+    with open(os.path.join(gen, "utsversion.h"), "w") as f:
+        f.write('#define UTS_VERSION "%s"\n' % version)
+    return os.path.join(tmp, release)
+
+
+def test_select_variant_by_release_of_one_version():
+    """A version's amd64 and cloud-amd64 builds share the package version
+    and uts_version; each kernel picks its own row, by release, and a
+    flavour without a row (rt-amd64) gets none."""
+    version = "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-26)"
+    with tempfile.TemporaryDirectory() as tmp:
+        table = os.path.join(tmp, "kernels.tsv")
+        with open(table, "w") as f:
+            f.write("# release\tuts_version\tbuild_id\tvariant\n"
+                    "6.1.0-57-amd64\t%s\t%s\t6.1\n" % (version, "6a" * 20) +
+                    # a variant name only this row has, to tell them apart
+                    "6.1.0-57-cloud-amd64\t%s\t%s\t6.12\n" % (version, "c1" * 20))
+        assert select(fake_kdir(tmp, "6.1.0-57-amd64", version), table) == ("6.1", "")
+        assert select(fake_kdir(tmp, "6.1.0-57-cloud-amd64", version), table) == ("6.12", "")
+        out, err = select(fake_kdir(tmp, "6.1.0-57-rt-amd64", version), table)
+        assert out == "" and "6.1.0-57-rt-amd64" in err and "livepatch not built" in err, err
+
+
+def test_real_table_serves_both_flavours():
+    """kernels.tsv: every amd64 row has its cloud-amd64 twin (the same
+    package version, uts_version and variant, its own build ID), and
+    select-variant picks it; no row is of another flavour."""
+    with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as f:
+        lines = f.read().splitlines()
+    cols = lines[0][2:].split("\t")
+    rows = [dict(zip(cols, line.split("\t"))) for line in lines[1:]
+            if line and not line.startswith("#")]
+    by_release = {r["release"]: r for r in rows}
+    assert len(by_release) == len(rows), "two rows of one release"
+    amd64 = [r for r in rows if not r["release"].endswith("-cloud-amd64")]
+    assert all(r["release"].endswith("-amd64") for r in amd64)
+    assert len(amd64) * 2 == len(rows), [r["release"] for r in rows]
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in amd64:
+            cloud = by_release.get(r["release"][:-len("amd64")] + "cloud-amd64")
+            assert cloud, r["release"]
+            for c in ("package_version", "uts_version", "variant", "suite"):
+                assert cloud[c] == r[c], (r["release"], c)
+            assert cloud["build_id"] not in (r["build_id"], "-"), r["release"]
+            kdir = fake_kdir(tmp, cloud["release"], cloud["uts_version"])
+            assert select(kdir) == (cloud["variant"], ""), cloud["release"]
+
+
 def test_no_variant_builds_no_livepatch_module():
     kdir = kdir_61()
     with tempfile.TemporaryDirectory() as tmp:
