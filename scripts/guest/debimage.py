@@ -49,9 +49,10 @@ IMAGE_ONLY = ("trixie",)
 SERIES = ("6.1", "6.12", "trixie")
 
 # Debian 12 kernel ABIs scripts/rootfs/layer.sh takes: bookworm's
-# (6.1.0-50-amd64) and bookworm-backports' (6.12.95+deb12-amd64).
-DEB12_ABI = re.compile(r"6\.1\.0-[0-9]+-amd64"
-                       r"|6\.12\.[0-9]+\+deb12[.0-9]*-amd64")
+# (6.1.0-50-amd64) and bookworm-backports' (6.12.95+deb12-amd64), in
+# either flavour of the support matrix (6.1.0-57-cloud-amd64).
+DEB12_ABI = re.compile(r"6\.1\.0-[0-9]+-(?:cloud-)?amd64"
+                       r"|6\.12\.[0-9]+\+deb12[.0-9]*-(?:cloud-)?amd64")
 
 
 def series_of(abi):
@@ -167,14 +168,16 @@ RELEASE_SUITE = {"6.1": "bookworm", "trixie": "trixie"}
 def release_kernel(series):
     """The oldest build of the support matrix (livepatch/kernels.tsv) that
     series' release itself shipped (RELEASE_SUITE): what an installation
-    that never took the security updates runs."""
+    that never took the security updates runs.  Its amd64 flavour, the
+    images' own (the cloud-amd64 row of the same version is another
+    kernel)."""
     suite = RELEASE_SUITE[series]
     rows = []
     with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as f:
         for line in f:
             cols = line.rstrip("\n").split("\t")
             if not line.startswith("#") and len(cols) > 6 and \
-                    cols[5] == suite:
+                    cols[5] == suite and re.search(r"[0-9]-amd64$", cols[0]):
                 key = [int(x) for x in re.findall(r"\d+", cols[6])]
                 rows.append((key, cols[0]))
     assert rows, "kernels.tsv has no %s build" % suite

@@ -106,6 +106,10 @@ def test_image_kernel_of_abi():
         assert debimage.image_kernel("6.1.0-50-amd64") == "6.1.0-50-amd64"
         assert debimage.image_kernel("6.12.94+deb12-amd64") == \
             "6.12.94+deb12-amd64"
+        # the cloud-amd64 flavour is never an image's own kernel
+        for abi in ("6.1.0-57-cloud-amd64", "6.12.95+deb12-cloud-amd64",
+                    "6.12.107+deb13-cloud-amd64"):
+            assert debimage.image_kernel(abi) == abi, abi
         for series in debimage.SERIES:
             assert debimage.image_kernel(series) == series
         assert debimage.image_kernel("6.1.192-gmmdebug") == "6.1"
@@ -124,6 +128,19 @@ def test_every_trixie_row_is_a_layer_abi():
     for abi in trixie:
         assert re.fullmatch(r"[0-9][^ ]*\+deb13[^ ]*-amd64", abi), abi
         assert debimage.series_of(abi) == "trixie", abi
+
+
+def test_release_kernel_is_the_images_flavour():
+    """deb_upgrade starts from the oldest build its release shipped, in
+    the amd64 flavour of the images, not the cloud-amd64 row of the same
+    version."""
+    with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as f:
+        rows = [l.split("\t") for l in f.read().splitlines()
+                if not l.startswith("#")]
+    for series, suite in debimage.RELEASE_SUITE.items():
+        abi = debimage.release_kernel(series)
+        assert re.search(r"[0-9]-amd64$", abi), abi
+        assert [r for r in rows if r[0] == abi and r[5] == suite], abi
 
 
 def test_one_version():
