@@ -31,35 +31,33 @@ MAGICS = [
 ]
 
 
+def lz4_length(src, i, length):
+    """A sequence's literal or match length: the token's 4 bits, and when
+    they are 15, the bytes after it added on while they are 255.  Returns
+    (length, index past it)."""
+    if length == 15:
+        while True:
+            b = src[i]
+            i += 1
+            length += b
+            if b != 255:
+                break
+    return length, i
+
+
 def lz4_block(src, out):
     """Append one decompressed LZ4 block (the block format: sequences of
     literals and matches) to the bytearray out."""
     i, n = 0, len(src)
     while i < n:
         token = src[i]
-        i += 1
-        lit = token >> 4
-        if lit == 15:
-            while True:
-                b = src[i]
-                i += 1
-                lit += b
-                if b != 255:
-                    break
+        lit, i = lz4_length(src, i + 1, token >> 4)
         out += src[i:i + lit]
         i += lit
         if i >= n:              # the last sequence has literals only
             break
         off = src[i] | src[i + 1] << 8
-        i += 2
-        mlen = token & 15
-        if mlen == 15:
-            while True:
-                b = src[i]
-                i += 1
-                mlen += b
-                if b != 255:
-                    break
+        mlen, i = lz4_length(src, i + 2, token & 15)
         mlen += 4
         if off == 0 or off > len(out):
             raise ValueError("lz4: bad match offset")
