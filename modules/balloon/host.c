@@ -99,16 +99,29 @@ void gmb_write_actual(struct gmb *vb)
 			 &actual);
 }
 
-/* (Re)arm @dw to run after @delay, unless the device is going away. */
-void gmb_queue_work(struct gmb *vb, struct delayed_work *dw,
-		    unsigned long delay)
+/*
+ * The stop gate: queue @dw after @delay unless remove or freeze has begun
+ * (stop_update); @rearm moves a queued @dw to the new time, else it keeps
+ * its own.
+ */
+static void gmb_gate(struct gmb *vb, struct delayed_work *dw,
+		     unsigned long delay, bool rearm)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&vb->stop_update_lock, flags);
-	if (!vb->stop_update)
+	if (!vb->stop_update && rearm)
 		mod_delayed_work(system_freezable_wq, dw, delay);
+	else if (!vb->stop_update)
+		queue_delayed_work(system_freezable_wq, dw, delay);
 	spin_unlock_irqrestore(&vb->stop_update_lock, flags);
+}
+
+/* (Re)arm @dw to run after @delay, unless the device is going away. */
+void gmb_queue_work(struct gmb *vb, struct delayed_work *dw,
+		    unsigned long delay)
+{
+	gmb_gate(vb, dw, delay, true);
 }
 
 /*
@@ -118,12 +131,7 @@ void gmb_queue_work(struct gmb *vb, struct delayed_work *dw,
 void gmb_queue_work_later(struct gmb *vb, struct delayed_work *dw,
 			  unsigned long delay)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&vb->stop_update_lock, flags);
-	if (!vb->stop_update)
-		queue_delayed_work(system_freezable_wq, dw, delay);
-	spin_unlock_irqrestore(&vb->stop_update_lock, flags);
+	gmb_gate(vb, dw, delay, false);
 }
 
 /* Run size_work after @delay unless it is queued already (sooner). */
