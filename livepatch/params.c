@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * guestmm_klp: the scanner's tunables, as module parameters that refuse
- * bad values with a message and keep the old value (modules/gmm_param.h).
+ * bad values with a message and keep the old value.  The parsers are the
+ * ones the balloon uses (modules/gmm_param.[ch]), compiled in here.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -11,7 +12,7 @@
 #include <linux/swap.h>
 #include <linux/sysfs.h>
 
-#include "../modules/gmm_param.h"
+#include "../modules/gmm_param.c"
 #include "scanner.h"
 
 struct gmm_klp_tunables gmm_klp_tun = {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Module parameter parsing shared by guestmm's modules (gmm_param.h).
- * Not built on its own: each module's param.c includes it.
+ * Not built on its own: modules/balloon/param.c and livepatch/params.c
+ * include it.
  */
 #include <linux/kernel.h>
 #include <linux/printk.h>

@@ -4,7 +4,7 @@
  * one way to parse a value and one message for a bad one, which quotes
  * the value, names the parameter and says what is expected; the old value
  * stays.  gmm_param.c is compiled into each module once
- * (modules/balloon/param.c, livepatch/param.c), so each message carries
+ * (modules/balloon/param.c, livepatch/params.c), so each message carries
  * that module's name.
  */
 #ifndef _GUESTMM_PARAM_H

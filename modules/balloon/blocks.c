@@ -120,9 +120,11 @@ static int gmb_blocks_memory_event(struct notifier_block *nb,
 }
 
 /*
- * Probe: size the arrays to the online nodes, then follow hot-added
- * memory.  The spans are read again once the notifier is in place, for
- * memory onlined in between.
+ * Probe: follow hot-added memory, then size the arrays to the online
+ * nodes.  The notifier comes first: a range onlined from then on grows
+ * the arrays itself, and one onlined before had its span added to its
+ * node before its notifier call, which registering waits for, so the
+ * spans read after cover it.
  */
 int gmb_blocks_init(struct gmb *vb)
 {
@@ -131,26 +133,17 @@ int gmb_blocks_init(struct gmb *vb)
 	init_rwsem(&vb->blocks_sem);
 	if (!vb->chunk_order)
 		return 0;
+	vb->mem_nb.notifier_call = gmb_blocks_memory_event;
+	err = register_memory_notifier(&vb->mem_nb);
+	if (err) {
+		vb->mem_nb.notifier_call = NULL;
+		return err;
+	}
 	down_write(&vb->blocks_sem);
 	err = gmb_blocks_grow(vb, gmb_blocks_spanned(vb));
 	up_write(&vb->blocks_sem);
 	if (err)
-		return err;
-
-	vb->mem_nb.notifier_call = gmb_blocks_memory_event;
-	err = register_memory_notifier(&vb->mem_nb);
-	if (err) {
 		gmb_blocks_exit(vb);
-		return err;
-	}
-	down_write(&vb->blocks_sem);
-	err = gmb_blocks_grow(vb, gmb_blocks_spanned(vb));
-	up_write(&vb->blocks_sem);
-	if (err) {
-		unregister_memory_notifier(&vb->mem_nb);
-		vb->mem_nb.notifier_call = NULL;
-		gmb_blocks_exit(vb);
-	}
 	return err;
 }
 

@@ -78,6 +78,12 @@ GMM_UINT_PARAM(defrag_min_pages, gmb_param_defrag_min_pages, 1,
 MODULE_PARM_DESC(defrag_min_pages,
 		 "Defrag completes only blocks already holding this many balloon pages (1-511, default 256): the rest of the block is migrated");
 
+/* Defrag works on chunk mode's movable blocks only. */
+static bool gmb_defrag_applies(struct gmb *vb)
+{
+	return vb->chunk_order && vb->movable;
+}
+
 /*
  * The incomplete block with the most balloon pages, at least
  * defrag_min_pages, that has not failed since the last full pass; or
@@ -244,7 +250,7 @@ int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
 	unsigned long blk;
 	int err;
 
-	if (!vb->chunk_order || !vb->movable)
+	if (!gmb_defrag_applies(vb))
 		return -EOPNOTSUPP;
 
 	down_read(&vb->blocks_sem);
@@ -284,7 +290,7 @@ int gmb_defrag(struct gmb *vb, unsigned int max_blocks, unsigned int budget_ms)
 /* Queue the background run after @delay, unless the device is stopping. */
 void gmb_defrag_schedule(struct gmb *vb, unsigned long delay)
 {
-	if (vb->chunk_order && vb->movable)
+	if (gmb_defrag_applies(vb))
 		gmb_queue_work(vb, &vb->defrag_work, delay);
 }
 
@@ -321,7 +327,7 @@ void gmb_defrag_start(struct gmb *vb)
 {
 	unsigned int interval = READ_ONCE(gmb_param_defrag_interval_ms);
 
-	if (interval && vb->chunk_order && vb->movable)
+	if (interval && gmb_defrag_applies(vb))
 		gmb_queue_work_later(vb, &vb->defrag_work,
 				     msecs_to_jiffies(interval));
 }

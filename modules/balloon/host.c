@@ -302,8 +302,6 @@ void gmb_migrate_tell(struct gmb *vb, struct page *newpage,
 				   msecs_to_jiffies(GMB_MIG_FLUSH_MS));
 }
 
-/* How long a migration that may sleep waits for balloon_lock, at most. */
-
 void gmb_host_init(struct gmb *vb)
 {
 	INIT_DELAYED_WORK(&vb->mig_work, gmb_migrate_work);

@@ -29,7 +29,6 @@
  */
 #include <linux/mm.h>
 #include <linux/page-flags.h>
-#include <linux/scatterlist.h>
 #include <linux/sched.h>
 #include <linux/delay.h>
 #include <linux/vmstat.h>

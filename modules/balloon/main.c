@@ -69,8 +69,6 @@ MODULE_PARM_DESC(chunk_order,
 /* Only one balloon device is supported (QEMU allows only one per VM). */
 static atomic_t gmb_bound = ATOMIC_INIT(0);
 
-
-
 static void gmb_queue_size_work(struct gmb *vb, unsigned long delay)
 {
 	gmb_queue_work(vb, &vb->size_work, delay);
@@ -114,9 +112,10 @@ static void gmb_size_work(struct work_struct *work)
 	if (diff > 0) {
 		done = gmb_fill(vb, min_t(s64, diff, UINT_MAX), &puff);
 		gmb_reinflated(vb, done);
-	} else
+	} else {
 		done = gmb_leak(vb, min_t(s64, -diff, UINT_MAX), GMB_LEAK_HOST,
 				 NULL);
+	}
 	gmb_write_actual(vb);
 
 	if (puff) {

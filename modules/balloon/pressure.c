@@ -26,7 +26,6 @@
  */
 #include <linux/mm.h>
 #include <linux/oom.h>
-#include <linux/sizes.h>
 #include <linux/moduleparam.h>
 
 #include "gmm_param.h"

@@ -139,7 +139,6 @@ class Guest:
         # Slots (and maxmem) for pc-dimms of these sizes (MiB), absent at
         # boot: plug_dimm(i) adds one while the guest runs.
         self.hotplug = list(hotplug)
-        self.plugged = []
         self.mem, self.smp, self.numa = mem, smp, numa
         assert ram_extra_kb % 8 == 0, "QEMU rounds RAM up to 8 KiB"
         self.ram_extra_kb = ram_extra_kb
@@ -205,7 +204,6 @@ class Guest:
                                       "size": mib << 20})
         self.qmp.cmd("device_add", driver="pc-dimm", id="hpdimm%d" % i,
                      memdev="hpmem%d" % i)
-        self.plugged.append(i)
         for d in self.qmp.cmd("query-memory-devices"):
             if d["data"].get("id") == "hpdimm%d" % i:
                 return d["data"]["addr"] >> 12, \

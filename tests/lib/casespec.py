@@ -35,7 +35,7 @@ SETTINGS = {
     "EXPECT_KERNEL_PROBLEMS": (False, bool, "the kernel log must show a "
                                "problem (harness_warn_fails)"),
     "NEEDS_CONFIG": ((), tuple, "kernel options (CONFIG_NAME) the case "
-                     "needs built in: a kernel whose config lacks one "
+                     "needs (y or m): a kernel whose config lacks one "
                      "skips it, naming the option (Debian's cloud-amd64 "
                      "flavour has no PAGE_POISONING, for one)"),
 }

@@ -115,7 +115,7 @@ def build_livepatch_copy(kdir, tmp, table):
                     ignore=shutil.ignore_patterns("*.o", "*.ko", "*.mod*", ".*",
                                                   "builds.h", "protos.h",
                                                   "klp-postlink"))
-    # The parameter parsing it shares with the balloon (livepatch/param.c).
+    # The parameter parsing it shares with the balloon (livepatch/params.c).
     os.makedirs(os.path.join(tmp, "modules"), exist_ok=True)
     for f in ("gmm_param.c", "gmm_param.h"):
         shutil.copy(os.path.join(TOP, "modules", f),
