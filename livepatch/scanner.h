@@ -23,6 +23,7 @@ extern struct gmm_klp_tunables gmm_klp_tun;
 enum gmm_klp_counter {
 	GMM_KLP_runs,			/* compact_zone() entered */
 	GMM_KLP_runs_not_suitable,	/* compaction_suitable() said no */
+	GMM_KLP_runs_proactive,		/* ... of them kcompactd's proactive ones */
 	GMM_KLP_fast_search,		/* free-list searches done */
 	GMM_KLP_fast_hit,		/* ... that chose a source block */
 	GMM_KLP_fast_miss,		/* ... that found none */

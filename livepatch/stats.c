@@ -17,6 +17,7 @@ DEFINE_PER_CPU(struct gmm_klp_stats, gmm_klp_stats);
 static const char * const gmm_klp_stat_names[GMM_KLP_NR_COUNTERS] = {
 	[GMM_KLP_runs] = "runs",
 	[GMM_KLP_runs_not_suitable] = "runs_not_suitable",
+	[GMM_KLP_runs_proactive] = "runs_proactive",
 	[GMM_KLP_fast_search] = "fast_search",
 	[GMM_KLP_fast_hit] = "fast_hit",
 	[GMM_KLP_fast_miss] = "fast_miss",

@@ -18,10 +18,17 @@
  * The patch replaces one kernel function, pgdat_balanced() (mm/vmscan.c),
  * whose three callers are kswapd's three decisions:
  *
- * - wakeup_kswapd(): "is there work?"  Over the ratio: yes.  Our waker
+ * - wakeup_kswapd(): "is there work?"  Over the ratio: yes, unless kswapd
+ *   rests after a pass of ours (GMM_UM_REST).  Our waker
  *   (page cache insertion, a timer, parameter writes) calls the kernel's
  *   wakeup_kswapd() like rmqueue()'s boosted-watermark wake does.
- * - prepare_kswapd_sleep(): "may kswapd sleep?"  Over the ratio: no.
+ * - prepare_kswapd_sleep(): "may kswapd sleep?"  Always the watermark
+ *   answer.  kswapd sleeps after every pass of ours, and our waker wakes
+ *   it again once it has rested (GMM_UM_REST), so what kswapd does on its
+ *   way to sleep still happens while the node is over the ratio: it
+ *   clears the compaction skip bits, wakes kcompactd for the order it was
+ *   woken for, restores the normal vmstat thresholds, and, asleep, no
+ *   longer holds off proactive compaction (kswapd_is_running()).
  * - balance_pgdat(): "is the node balanced?"  Always the true watermark
  *   answer, so kswapd's own reclaim (slab, anon, swap) never runs because
  *   of the policy.  But where balance_pgdat() is about to end because the
@@ -78,33 +85,39 @@
  */
 #define GMM_UM_PERIOD		(5 * HZ)
 
-/* At most this much per pass; kswapd loops for the rest. */
-#define GMM_UM_PASS_MAX		8192UL
+/* At most this much per pass (64 MiB); the next pass follows a rest. */
+#define GMM_UM_PASS_MAX		16384UL
 
 /*
- * Passes in a row that do not bring the node below its high mark before
- * the policy backs off (kswapd must not spin on cache it cannot take).
+ * After a pass, no wake of ours for this long: kswapd goes to sleep as it
+ * would with no policy, through its HZ/10 nap (kswapd_try_to_sleep()),
+ * which a wake of ours must not cut short.
  */
-#define GMM_UM_MAX_OVER_PASSES	16
+#define GMM_UM_REST		(HZ / 5)
 
 /*
- * Times prepare_kswapd_sleep() may hear "not balanced" from us without a
- * pass in between (kswapd asks twice per loop) before the policy backs
- * off: a pass must follow, or kswapd would spin (see gmm_um_kept_awake()).
+ * A backoff lasts GMM_UM_PERIOD << shift, the shift growing by one per
+ * backoff in a row (5 s .. 320 s), unless the unmapped page cache grows
+ * by the hysteresis margin first.
  */
-#define GMM_UM_MAX_AWAKE	32
+#define GMM_UM_BACKOFF_MAX_SHIFT	6
 
 /* Node bits in gmm_um_node.flags */
 enum {
 	GMM_UM_ACTIVE,		/* went over high; reclaiming down to low */
-	GMM_UM_BACKOFF,		/* no progress: watermarks only, until the timer */
+	GMM_UM_BACKOFF,		/* no progress: watermarks only, see below */
 };
 
+/*
+ * Per node.  kswapd writes the fields after a pass; the waker (any
+ * context) reads them and may end a backoff.
+ */
 struct gmm_um_node {
 	unsigned long flags;
-	/* kswapd of the node only: */
-	unsigned int over_passes;	/* passes in a row still above high */
-	unsigned int awake_no_pass;	/* kept awake since the last pass */
+	unsigned long rest_until;	/* jiffies: no wake of ours before */
+	unsigned long backoff_until;	/* jiffies: the backoff ends then, */
+	unsigned long backoff_unmapped;	/* or once unmapped passes this */
+	unsigned int backoff_shift;	/* backoffs in a row */
 };
 
 static struct gmm_um_node gmm_um_nodes[MAX_NUMNODES];
@@ -145,8 +158,7 @@ enum gmm_um_counter {
 	GMM_UM_wakeups_param,
 	/* the patched predicate said "not balanced" because of the ratio */
 	GMM_UM_predicate_wake,		/* ... to wakeup_kswapd() */
-	GMM_UM_kept_awake,		/* ... to prepare_kswapd_sleep() */
-	GMM_UM_predicate_other,		/* ... to an unknown caller */
+	GMM_UM_predicate_other,		/* an unknown caller asked (told the truth) */
 	GMM_UM_passes,
 	GMM_UM_pages_scanned,
 	GMM_UM_pages_reclaimed,
@@ -159,6 +171,9 @@ enum gmm_um_counter {
 	GMM_UM_isolate_raced,
 	GMM_UM_flusher_wakeups,
 	GMM_UM_backoffs,
+	GMM_UM_backoff_ends_growth,	/* the cache grew by the margin */
+	GMM_UM_backoff_ends_time,	/* the backoff's time ran out */
+	GMM_UM_rewakes,			/* timer armed after a pass to go on */
 	GMM_UM_time_ns,
 	/* passes by how they ended: enum gmm_um_stop order */
 	GMM_UM_stop_target,
@@ -176,7 +191,6 @@ static const char * const gmm_um_counter_names[GMM_UM_NR_COUNTERS] = {
 	[GMM_UM_wakeups_timer] = "wakeups_timer",
 	[GMM_UM_wakeups_param] = "wakeups_param",
 	[GMM_UM_predicate_wake] = "predicate_wake",
-	[GMM_UM_kept_awake] = "kept_awake",
 	[GMM_UM_predicate_other] = "predicate_other",
 	[GMM_UM_passes] = "passes",
 	[GMM_UM_pages_scanned] = "pages_scanned",
@@ -190,6 +204,9 @@ static const char * const gmm_um_counter_names[GMM_UM_NR_COUNTERS] = {
 	[GMM_UM_isolate_raced] = "isolate_raced",
 	[GMM_UM_flusher_wakeups] = "flusher_wakeups",
 	[GMM_UM_backoffs] = "backoffs",
+	[GMM_UM_backoff_ends_growth] = "backoff_ends_growth",
+	[GMM_UM_backoff_ends_time] = "backoff_ends_time",
+	[GMM_UM_rewakes] = "rewakes",
 	[GMM_UM_time_ns] = "time_ns",
 	[GMM_UM_stop_target] = "stop_target",
 	[GMM_UM_stop_budget] = "stop_budget",
@@ -279,6 +296,27 @@ static int gmm_um_top_zone(struct pglist_data *pgdat)
 }
 
 /*
+ * A backed-off node: whether its backoff is over, because the unmapped
+ * page cache grew by @margin since (new cache, likely clean) or because
+ * its time ran out; ends it if so.  Any context.
+ */
+static bool gmm_um_backoff_done(struct gmm_um_node *n, unsigned long unmapped,
+				unsigned long margin)
+{
+	enum gmm_um_counter why;
+
+	if (unmapped > READ_ONCE(n->backoff_unmapped) + margin)
+		why = GMM_UM_backoff_ends_growth;
+	else if (time_after_eq(jiffies, READ_ONCE(n->backoff_until)))
+		why = GMM_UM_backoff_ends_time;
+	else
+		return false;
+	if (test_and_clear_bit(GMM_UM_BACKOFF, &n->flags))
+		gmm_um_count(why, 1);
+	return true;
+}
+
+/*
  * Whether the policy wants kswapd on @pgdat: above high, or still above
  * low since it went above high.  Any context.  vm.zone_reclaim_mode is
  * not looked at here: a pass that sees it set stands down and backs off,
@@ -289,10 +327,13 @@ static bool gmm_um_over(struct pglist_data *pgdat)
 	struct gmm_um_node *n = &gmm_um_nodes[pgdat->node_id];
 	unsigned long high, low, unmapped;
 
-	if (!READ_ONCE(gmm_um_enabled) || test_bit(GMM_UM_BACKOFF, &n->flags))
+	if (!READ_ONCE(gmm_um_enabled))
 		return false;
 	gmm_um_limits(pgdat, &high, &low);
 	unmapped = gmm_um_unmapped(pgdat);
+	if (test_bit_acquire(GMM_UM_BACKOFF, &n->flags) &&
+	    !gmm_um_backoff_done(n, unmapped, high - low))
+		return false;
 	if (test_bit(GMM_UM_ACTIVE, &n->flags)) {
 		if (unmapped > low)
 			return true;
@@ -305,13 +346,29 @@ static bool gmm_um_over(struct pglist_data *pgdat)
 	return true;
 }
 
-static void gmm_um_backoff(struct gmm_um_node *n)
+/*
+ * No pass for @n until its unmapped page cache grows past @unmapped by
+ * the margin, or for GMM_UM_PERIOD << backoff_shift.  kswapd only.
+ */
+static void gmm_um_backoff(struct gmm_um_node *n, unsigned long unmapped)
 {
+	unsigned int shift = READ_ONCE(n->backoff_shift);
+
+	WRITE_ONCE(n->backoff_unmapped, unmapped);
+	WRITE_ONCE(n->backoff_until, jiffies + (GMM_UM_PERIOD << shift));
+	if (shift < GMM_UM_BACKOFF_MAX_SHIFT)
+		WRITE_ONCE(n->backoff_shift, shift + 1);
+	clear_bit(GMM_UM_ACTIVE, &n->flags);
+	/* fully ordered: the limits are seen before the bit (test_bit_acquire) */
 	if (!test_and_set_bit(GMM_UM_BACKOFF, &n->flags))
 		gmm_um_count(GMM_UM_backoffs, 1);
-	clear_bit(GMM_UM_ACTIVE, &n->flags);
-	n->over_passes = 0;
-	n->awake_no_pass = 0;
+}
+
+/* A wake of ours now would cut kswapd's nap after a pass short. */
+static bool gmm_um_resting(struct pglist_data *pgdat)
+{
+	return time_before(jiffies,
+			   READ_ONCE(gmm_um_nodes[pgdat->node_id].rest_until));
 }
 
 /* ---- who called pgdat_balanced() ------------------------------------- */
@@ -369,9 +426,65 @@ static enum gmm_um_caller gmm_um_caller(unsigned long ret_ip)
 	return GMM_UM_NR_CALLERS;
 }
 
+/* ---- waking kswapd (probe, timer and parameter context) ---------------- */
+
+/*
+ * Wake @pgdat's kswapd if the policy wants it, it sleeps and it has
+ * rested since our last pass: the kernel's wakeup_kswapd(), with gfp 0
+ * and order 0 for the node's top zone, as rmqueue() wakes it for a
+ * boosted watermark.  Our pgdat_balanced() then says "not balanced".
+ */
+static void gmm_um_wake(struct pglist_data *pgdat, enum gmm_um_counter source)
+{
+	int top;
+
+	/*
+	 * A lockless peek, as wakeup_kswapd() itself does before it wakes:
+	 * kswapd awake needs no wake and no look at the counters.  A wake
+	 * missed while kswapd goes to sleep is made up by the next batch of
+	 * insertions or the timer.
+	 */
+	if (!waitqueue_active(&pgdat->kswapd_wait) || !gmm_um_active() ||
+	    gmm_um_resting(pgdat) || !gmm_um_over(pgdat))
+		return;
+	top = gmm_um_top_zone(pgdat);
+	gmm_um_count(source, 1);
+	klpe_wakeup_kswapd(&pgdat->node_zones[top], 0, 0, top);
+}
+
+/* Every node; a parameter write (@end_backoff) also ends its backoff. */
+static void gmm_um_kick_all(enum gmm_um_counter source, bool end_backoff)
+{
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		struct gmm_um_node *n = &gmm_um_nodes[nid];
+
+		if (end_backoff) {
+			clear_bit(GMM_UM_BACKOFF, &n->flags);
+			WRITE_ONCE(n->backoff_shift, 0);
+		}
+		gmm_um_wake(NODE_DATA(nid), source);
+	}
+}
+
+/*
+ * Every GMM_UM_PERIOD, and when a node has rested after a pass that left
+ * it above its low mark (gmm_um_pass_done() brings the timer forward).
+ * Re-armed first, so that a pass this wake starts can bring it forward.
+ */
+static void gmm_um_timer_fn(struct timer_list *t)
+{
+	if (READ_ONCE(gmm_um_enabled))
+		mod_timer(t, jiffies + GMM_UM_PERIOD);
+	gmm_um_kick_all(GMM_UM_wakeups_timer, false);
+}
+static DEFINE_TIMER(gmm_um_timer, gmm_um_timer_fn);
+
 /* ---- the pass, in kswapd ----------------------------------------------- */
 
-int gmm_um_pass_stop(struct gmm_um_pass *p)
+/* The walk's stop test (gmm_um_pass.stop), after every batch and hold. */
+static int gmm_um_pass_stop(const struct gmm_um_pass *p)
 {
 	if (kthread_should_stop() || freezing(current))
 		return GMM_UM_STOP_KTHREAD;
@@ -412,7 +525,10 @@ static void gmm_um_pass_count(const struct gmm_um_pass *p)
 		gmm_um_count(GMM_UM_stop_target + st->stop, 1);
 }
 
-/* After a pass: the node's hysteresis and backoff. */
+/*
+ * After a pass: back off, or have the timer wake kswapd again when it has
+ * rested if the node is still above its low mark.
+ */
 static void gmm_um_pass_done(struct gmm_um_node *n, const struct gmm_um_pass *p)
 {
 	const struct gmm_um_pass_stats *st = &p->st;
@@ -421,22 +537,32 @@ static void gmm_um_pass_done(struct gmm_um_node *n, const struct gmm_um_pass *p)
 	case GMM_UM_STOP_RECLAIM_MODE:
 		pr_warn_ratelimited("unmapped_page_control: standing down: vm.zone_reclaim_mode is %d, must be 0\n",
 				    READ_ONCE(klpe_node_reclaim_mode));
-		gmm_um_backoff(n);
+		gmm_um_backoff(n, st->unmapped_after);
 		return;
 	case GMM_UM_STOP_EXHAUSTED:
 	case GMM_UM_STOP_BUDGET:
-		if (!st->reclaimed) {
-			gmm_um_backoff(n);
+		/*
+		 * The walk saw every folio it may take and found less than
+		 * an eighth of what it wanted: what is left above the mark
+		 * is mapped, dirty or busy, and another walk now would find
+		 * the same.
+		 */
+		if (st->unmapped_after > st->low &&
+		    st->reclaimed < p->nr_to_reclaim / 8) {
+			gmm_um_backoff(n, st->unmapped_after);
 			return;
 		}
+		break;
+	case GMM_UM_STOP_TARGET:
+		WRITE_ONCE(n->backoff_shift, 0);
 		break;
 	default:
 		break;
 	}
-	if (st->unmapped_after <= st->high)
-		n->over_passes = 0;
-	else if (++n->over_passes >= GMM_UM_MAX_OVER_PASSES)
-		gmm_um_backoff(n);
+	if (st->unmapped_after > st->low && gmm_um_active()) {
+		gmm_um_count(GMM_UM_rewakes, 1);
+		timer_reduce(&gmm_um_timer, READ_ONCE(n->rest_until));
+	}
 }
 
 /*
@@ -449,6 +575,7 @@ static bool gmm_um_kswapd_pass(pg_data_t *pgdat, int order,
 {
 	struct gmm_um_node *n = &gmm_um_nodes[pgdat->node_id];
 	struct gmm_um_pass p = {
+		.stop = gmm_um_pass_stop,
 		.pgdat = pgdat,
 		.order = order,
 		.highest_zoneidx = highest_zoneidx,
@@ -458,7 +585,6 @@ static bool gmm_um_kswapd_pass(pg_data_t *pgdat, int order,
 	unsigned long excess;
 	u64 t0 = ktime_get_ns();
 
-	n->awake_no_pass = 0;
 	gmm_um_limits(pgdat, &p.st.high, &p.st.low);
 	p.st.unmapped_before = gmm_um_unmapped(pgdat);
 	excess = p.st.unmapped_before > p.st.low ?
@@ -478,6 +604,7 @@ static bool gmm_um_kswapd_pass(pg_data_t *pgdat, int order,
 
 	p.st.ns = ktime_get_ns() - t0;
 	p.st.unmapped_after = gmm_um_unmapped(pgdat);
+	WRITE_ONCE(n->rest_until, jiffies + GMM_UM_REST);
 	gmm_um_pass_done(n, &p);
 	gmm_um_pass_count(&p);
 	gmm_trace(guestmm_klp_unmapped_pass, &p.st);
@@ -500,25 +627,6 @@ static bool gmm_um_in_balance_pgdat(pg_data_t *pgdat, int order,
 }
 
 /*
- * prepare_kswapd_sleep() heard "not balanced" from us.  balance_pgdat()
- * must then run a pass soon; if it does not (a watermark boost that does
- * not end, or a build where balance_pgdat() reaches the predicate in a
- * way the return address gate does not see), back off rather than keep
- * kswapd looping.
- */
-static void gmm_um_kept_awake(pg_data_t *pgdat)
-{
-	struct gmm_um_node *n = &gmm_um_nodes[pgdat->node_id];
-
-	gmm_um_count(GMM_UM_kept_awake, 1);
-	if (++n->awake_no_pass < GMM_UM_MAX_AWAKE)
-		return;
-	pr_warn_ratelimited("unmapped_page_control: node %d: kswapd kept awake %u times without a pass; backing off\n",
-			    pgdat->node_id, n->awake_no_pass);
-	gmm_um_backoff(n);
-}
-
-/*
  * The replacement of mm/vmscan.c: pgdat_balanced(), same prototype in 6.1
  * and 6.12.  The watermark test is the kernel's, verbatim
  * (variants/<V>/vmscan.h: klpr_pgdat_balanced()).  noinline: the return
@@ -530,68 +638,24 @@ noinline bool gmm_pgdat_balanced(pg_data_t *pgdat, int order,
 {
 	unsigned long ret_ip = (unsigned long)__builtin_return_address(0);
 	bool ok = klpr_pgdat_balanced(pgdat, order, highest_zoneidx);
-	enum gmm_um_caller caller;
 
 	if (!ok || !gmm_um_active())
 		return ok;
-	caller = gmm_um_caller(ret_ip);
-	if (caller == GMM_UM_CALLER_BALANCE_PGDAT)
+	switch (gmm_um_caller(ret_ip)) {
+	case GMM_UM_CALLER_BALANCE_PGDAT:
 		return gmm_um_in_balance_pgdat(pgdat, order, highest_zoneidx);
-	if (!gmm_um_over(pgdat))
-		return true;
-	if (caller == GMM_UM_CALLER_WAKEUP)
+	case GMM_UM_CALLER_WAKEUP:
+		if (gmm_um_resting(pgdat) || !gmm_um_over(pgdat))
+			return true;
 		gmm_um_count(GMM_UM_predicate_wake, 1);
-	else if (caller == GMM_UM_CALLER_PREPARE_SLEEP)
-		gmm_um_kept_awake(pgdat);
-	else
+		return false;
+	case GMM_UM_CALLER_PREPARE_SLEEP:
+		return true;
+	default:
 		gmm_um_count(GMM_UM_predicate_other, 1);
-	return false;
-}
-
-/* ---- waking kswapd (probe, timer and parameter context) ---------------- */
-
-/*
- * Wake @pgdat's kswapd if the policy wants it and it sleeps: the kernel's
- * wakeup_kswapd(), with gfp 0 and order 0 for the node's top zone, as
- * rmqueue() wakes it for a boosted watermark.  Our pgdat_balanced() then
- * says "not balanced".
- */
-static void gmm_um_wake(struct pglist_data *pgdat, enum gmm_um_counter source)
-{
-	int top;
-
-	/*
-	 * A lockless peek, as wakeup_kswapd() itself does before it wakes:
-	 * kswapd awake needs no wake and no look at the counters.  A wake
-	 * missed while kswapd goes to sleep is made up by the next batch of
-	 * insertions or the timer.
-	 */
-	if (!waitqueue_active(&pgdat->kswapd_wait) || !gmm_um_active() ||
-	    !gmm_um_over(pgdat))
-		return;
-	top = gmm_um_top_zone(pgdat);
-	gmm_um_count(source, 1);
-	klpe_wakeup_kswapd(&pgdat->node_zones[top], 0, 0, top);
-}
-
-/* Timer and parameter writes: also end a backoff. */
-static void gmm_um_kick_all(enum gmm_um_counter source)
-{
-	int nid;
-
-	for_each_node_state(nid, N_MEMORY) {
-		clear_bit(GMM_UM_BACKOFF, &gmm_um_nodes[nid].flags);
-		gmm_um_wake(NODE_DATA(nid), source);
+		return true;
 	}
 }
-
-static void gmm_um_timer_fn(struct timer_list *t)
-{
-	gmm_um_kick_all(GMM_UM_wakeups_timer);
-	if (READ_ONCE(gmm_um_enabled))
-		mod_timer(t, jiffies + GMM_UM_PERIOD);
-}
-static DEFINE_TIMER(gmm_um_timer, gmm_um_timer_fn);
 
 /*
  * Page cache grows long before any watermark is low, so growth itself
@@ -640,7 +704,7 @@ static int gmm_um_start(void)
 	}
 	WRITE_ONCE(gmm_um_enabled, true);
 	mod_timer(&gmm_um_timer, jiffies + GMM_UM_PERIOD);
-	gmm_um_kick_all(GMM_UM_wakeups_param);
+	gmm_um_kick_all(GMM_UM_wakeups_param, true);
 	pr_info("unmapped page cache control on, max_unmapped_ratio=%u\n",
 		READ_ONCE(gmm_um_ratio));
 	return 0;
@@ -698,7 +762,7 @@ static int gmm_um_ratio_set(const char *val, const struct kernel_param *kp)
 	/* A lower ratio applies now, not at the next page cache growth. */
 	mutex_lock(&gmm_um_lock);
 	if (gmm_um_ready && gmm_um_enabled)
-		gmm_um_kick_all(GMM_UM_wakeups_param);
+		gmm_um_kick_all(GMM_UM_wakeups_param, true);
 	mutex_unlock(&gmm_um_lock);
 	return 0;
 }
@@ -732,9 +796,9 @@ static void gmm_um_show_node(struct seq_file *m, int nid)
 	seq_printf(m, "node%d_active %d\nnode%d_backoff %d\n",
 		   nid, test_bit(GMM_UM_ACTIVE, &n->flags),
 		   nid, test_bit(GMM_UM_BACKOFF, &n->flags));
-	seq_printf(m, "node%d_over_passes %u\nnode%d_awake_no_pass %u\n",
-		   nid, READ_ONCE(n->over_passes),
-		   nid, READ_ONCE(n->awake_no_pass));
+	seq_printf(m, "node%d_backoff_shift %u\nnode%d_backoff_unmapped %lu\n",
+		   nid, READ_ONCE(n->backoff_shift),
+		   nid, READ_ONCE(n->backoff_unmapped));
 }
 
 static int gmm_um_stats_show(struct seq_file *m, void *v)
@@ -794,7 +858,8 @@ void gmm_um_post_patch(void)
 
 /*
  * Module exit, or init failing after gmm_um_init(): the patch is off, so
- * no pass runs; stop the waker.
+ * no pass runs; stop the waker.  The timer goes even if the control was
+ * off: a pass that ended as it was turned off may have armed it.
  */
 void gmm_um_exit(void)
 {
@@ -803,6 +868,7 @@ void gmm_um_exit(void)
 		gmm_um_stop();
 	gmm_um_ready = false;
 	mutex_unlock(&gmm_um_lock);
+	del_timer_sync(&gmm_um_timer);
 	/* No probe may still run when the module text goes. */
 	tracepoint_synchronize_unregister();
 }

@@ -61,7 +61,7 @@ struct gmm_uw_batch {
 static bool gmm_uw_stopped(struct gmm_um_pass *p)
 {
 	if (p->st.stop < 0)
-		p->st.stop = gmm_um_pass_stop(p);
+		p->st.stop = p->stop(p);
 	return p->st.stop >= 0;
 }
 

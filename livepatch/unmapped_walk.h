@@ -13,6 +13,11 @@
 #include "klp_trace.h"
 
 struct gmm_um_pass {
+	/*
+	 * The policy's stop test: why the pass must end now (enum
+	 * gmm_um_stop), or -1.  Asked after every batch and every lock hold.
+	 */
+	int (*stop)(const struct gmm_um_pass *p);
 	struct pglist_data *pgdat;
 	/* balance_pgdat()'s request: the watermarks a pass must not break */
 	int order;
@@ -32,15 +37,9 @@ struct gmm_um_pass {
 
 /*
  * unmapped_walk.c: walk the node's file LRUs, oldest first, and free
- * unmapped clean page cache until gmm_um_pass_stop() says stop.  In
- * kswapd, within balance_pgdat(), with no lock held.
+ * unmapped clean page cache until @p->stop says stop.  In kswapd, within
+ * balance_pgdat(), with no lock held.
  */
 void gmm_uw_run(struct gmm_um_pass *p);
-
-/*
- * unmapped.c: why the pass must end now (enum gmm_um_stop), or -1.
- * Called after every batch and every lock hold.
- */
-int gmm_um_pass_stop(struct gmm_um_pass *p);
 
 #endif /* _GUESTMM_KLP_UNMAPPED_WALK_H */

@@ -35,8 +35,8 @@ def run(g):
     s1, vm1 = um_stats(g), g.vmstat()
     worst = max(samples)
     keys = ("passes", "pages_reclaimed", "pages_scanned", "wakeups_pagecache",
-            "wakeups_timer", "wakeups_param", "predicate_wake", "kept_awake",
-            "predicate_other")
+            "wakeups_timer", "wakeups_param", "predicate_wake",
+            "predicate_other", "rewakes", "backoffs")
     d = {k: s1[k] - s0[k] for k in keys}
     # For comparison with klp_unmapped_stream (control on): the direct
     # reclaim counters of the same workload without the policy.

@@ -77,7 +77,7 @@ def run(g):
     d = {k: s1[k] - s0[k] for k in (
         "passes", "pages_reclaimed", "pages_scanned", "time_ns",
         "wakeups_pagecache", "wakeups_timer", "predicate_wake",
-        "kept_awake", "skipped_mapped", "stop_target", "stop_exhausted",
+        "rewakes", "skipped_mapped", "stop_target", "stop_exhausted",
         "stop_budget", "stop_watermark", "backoffs")}
     dv = {k: vm1.get(k, 0) - vm0.get(k, 0) for k in
           DIRECT + ("pgsteal_kswapd", "pgscan_kswapd", "nr_vmscan_write")}

@@ -44,6 +44,8 @@ enum compact_result gmm_klp_compact_zone(struct compact_control *cc,
 	unsigned int nr_succeeded = 0;
 
 	gmm_klp_count(GMM_KLP_runs, 1);
+	if (cc->proactive_compaction)
+		gmm_klp_count(GMM_KLP_runs_proactive, 1);
 
 	cc->total_migrate_scanned = 0;
 	cc->total_free_scanned = 0;

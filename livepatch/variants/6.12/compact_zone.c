@@ -48,6 +48,8 @@ enum compact_result gmm_klp_compact_zone(struct compact_control *cc,
 	int order;
 
 	gmm_klp_count(GMM_KLP_runs, 1);
+	if (cc->proactive_compaction)
+		gmm_klp_count(GMM_KLP_runs_proactive, 1);
 
 	/*
 	 * These counters track activities during zone compaction.  Initialize

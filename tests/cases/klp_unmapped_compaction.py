@@ -1,0 +1,100 @@
+"""With the unmapped page cache control on and the node over its ratio,
+kswapd still goes to sleep between the policy's passes, so what the kernel
+ties to a sleeping kswapd still happens: kswapd wakes kcompactd for the
+order-9 requests it was woken for (mm_compaction_wakeup_kcompactd), and
+kcompactd's proactive compaction, which stands aside while kswapd runs
+(kswapd_is_running()), still compacts (guestmm_klp's runs_proactive).
+
+One boot, two windows of the same workload, control off then on: a
+fragmented node (frag, one page in two given back), proactive compaction
+asked for (vm.compaction_proactiveness=90), a file of 600 MiB read over
+and over (the control on keeps its cache at 10 % of RAM, so every read
+goes to the disk and the node stays over the ratio), and 8 order-9
+allocations every 2 s (guestmm_highalloc), which wake kswapd for order 9.
+Each window must show kswapd sleeping, kcompactd woken by kswapd and
+proactive compaction running; with the control on, the policy's passes
+too."""
+import re
+import time
+
+from klplib import klp_stats, modprobe_klp, um_stats
+from workloads import frag_start, frag_stop
+
+GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=800, tcg_single=True,
+             mods=["guestmm_highalloc"])
+KERNELS = ("6.1", "6.12")
+TIMEOUT = 1800
+
+PAR = "/sys/module/guestmm_klp/parameters"
+T = "/sys/kernel/tracing"
+HA = "/sys/kernel/debug/guestmm_highalloc/alloc"
+EVENTS = ("vmscan/mm_vmscan_kswapd_sleep",
+          "compaction/mm_compaction_wakeup_kcompactd")
+RATIO = 10
+BIG_MIB = 600
+FRAG_MIB = 200
+WINDOW_S = 40
+READ_S = 20
+ALLOCS = 8
+
+
+def window(g, control):
+    """One window of the workload with the control @control; the counts."""
+    g.sh("echo %d > %s/unmapped_page_control" % (control, PAR))
+    g.sh("rm -f /tmp/stop; (while [ ! -e /tmp/stop ]; do "
+         "cat /mnt/big > /dev/null; done) > /dev/null 2>&1 &")
+    # Fragmented after the first read: the holes stay free where the
+    # cache no longer grows (control off).
+    time.sleep(READ_S)
+    frag_start(g, FRAG_MIB)
+    g.sh("echo > %s/trace" % T)
+    k0, u0, vm0 = klp_stats(g), um_stats(g), g.vmstat()
+    over = []
+    end = time.monotonic() + WINDOW_S
+    while time.monotonic() < end:
+        g.sh("echo %d > %s; echo 0 > %s" % (ALLOCS, HA, HA), timeout=300)
+        s = um_stats(g)
+        over.append(s["node0_unmapped"] > s["node0_low"])
+        time.sleep(2)
+    k1, u1, vm1 = klp_stats(g), um_stats(g), g.vmstat()
+    trace = g.sh("cat %s/trace" % T)
+    g.sh("touch /tmp/stop; sleep 2; true")
+    frag_stop(g)
+    return dict(
+        control=control,
+        kswapd_sleeps=len(re.findall(r"mm_vmscan_kswapd_sleep:", trace)),
+        kcompactd_wakes=len(re.findall(
+            r"mm_compaction_wakeup_kcompactd:", trace)),
+        compact_daemon_wake=vm1["compact_daemon_wake"] -
+        vm0["compact_daemon_wake"],
+        runs_proactive=k1["runs_proactive"] - k0["runs_proactive"],
+        passes=u1["passes"] - u0["passes"],
+        pages_reclaimed=u1["pages_reclaimed"] - u0["pages_reclaimed"],
+        rewakes=u1["rewakes"] - u0["rewakes"],
+        backoffs=u1["backoffs"] - u0["backoffs"],
+        samples=len(over), samples_over_low=sum(over))
+
+
+def run(g):
+    g.sh("dd if=/dev/zero of=/mnt/big bs=1M count=%d conv=fsync 2>&1 && "
+         "sync && echo 3 > /proc/sys/vm/drop_caches" % BIG_MIB, timeout=900)
+    # Tracepoints patch kernel text: switched on while the guest idles.
+    for ev in EVENTS:
+        g.sh("echo 1 > %s/events/%s/enable" % (T, ev))
+    modprobe_klp(g, "max_unmapped_ratio=%d" % RATIO)
+    g.sh("echo 90 > /proc/sys/vm/compaction_proactiveness")
+    res = [window(g, 0), window(g, 1)]
+    for d in res:
+        print("KEY klp_unmapped_compaction %s" % " ".join(
+            "%s=%s" % kv for kv in sorted(d.items())))
+    off, on = res
+    # Proactive compaction runs on the fragmented node, control off or on.
+    for d in res:
+        assert d["runs_proactive"] >= 1, d
+    assert off["passes"] == 0, off
+    # The control on: the node over the ratio, the policy at work, and
+    # kswapd asleep between its passes (each sleep goes through
+    # reset_isolation_suitable() and wakeup_kcompactd()).
+    assert on["passes"] >= 3 and on["pages_reclaimed"] > 0, on
+    assert on["samples_over_low"] >= on["samples"] // 2, on
+    assert on["kswapd_sleeps"] >= on["passes"] // 2, on
