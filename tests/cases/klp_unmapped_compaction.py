@@ -23,6 +23,9 @@ from workloads import frag_start, frag_stop
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=800, tcg_single=True,
              mods=["guestmm_highalloc"])
 KERNELS = ("6.1", "6.12")
+# Beside another light case (tests/run -j): every assertion compares the
+# guest's own counters, none a host-time bound.
+LIGHT = True
 TIMEOUT = 1800
 
 PAR = "/sys/module/guestmm_klp/parameters"
