@@ -85,15 +85,21 @@
  */
 #define GMM_UM_PERIOD		(5 * HZ)
 
-/* At most this much per pass (64 MiB); the next pass follows a rest. */
-#define GMM_UM_PASS_MAX		16384UL
+/*
+ * At most this much per pass (256 MiB, about 0.3 s of a TCG guest's
+ * kswapd); the next pass follows a rest.  A pass takes the whole excess
+ * when it can: every pass costs a rest, in which a fast reader adds
+ * cache.
+ */
+#define GMM_UM_PASS_MAX		65536UL
 
 /*
  * After a pass, no wake of ours for this long: kswapd goes to sleep as it
  * would with no policy, through its HZ/10 nap (kswapd_try_to_sleep()),
- * which a wake of ours must not cut short.
+ * which a wake of ours must not cut short; HZ/50 covers the way from the
+ * pass to the nap.
  */
-#define GMM_UM_REST		(HZ / 5)
+#define GMM_UM_REST		(HZ / 10 + HZ / 50)
 
 /*
  * A backoff lasts GMM_UM_PERIOD << shift, the shift growing by one per
@@ -348,15 +354,19 @@ static bool gmm_um_over(struct pglist_data *pgdat)
 
 /*
  * No pass for @n until its unmapped page cache grows past @unmapped by
- * the margin, or for GMM_UM_PERIOD << backoff_shift.  kswapd only.
+ * the margin, or for GMM_UM_PERIOD << backoff_shift, the shift growing
+ * if @escalate (a walk that found too little; not a stand-down for a
+ * sysctl, which the next look after GMM_UM_PERIOD sees undone).  kswapd
+ * only.
  */
-static void gmm_um_backoff(struct gmm_um_node *n, unsigned long unmapped)
+static void gmm_um_backoff(struct gmm_um_node *n, unsigned long unmapped,
+			   bool escalate)
 {
-	unsigned int shift = READ_ONCE(n->backoff_shift);
+	unsigned int shift = escalate ? READ_ONCE(n->backoff_shift) : 0;
 
 	WRITE_ONCE(n->backoff_unmapped, unmapped);
 	WRITE_ONCE(n->backoff_until, jiffies + (GMM_UM_PERIOD << shift));
-	if (shift < GMM_UM_BACKOFF_MAX_SHIFT)
+	if (escalate && shift < GMM_UM_BACKOFF_MAX_SHIFT)
 		WRITE_ONCE(n->backoff_shift, shift + 1);
 	clear_bit(GMM_UM_ACTIVE, &n->flags);
 	/* fully ordered: the limits are seen before the bit (test_bit_acquire) */
@@ -537,7 +547,7 @@ static void gmm_um_pass_done(struct gmm_um_node *n, const struct gmm_um_pass *p)
 	case GMM_UM_STOP_RECLAIM_MODE:
 		pr_warn_ratelimited("unmapped_page_control: standing down: vm.zone_reclaim_mode is %d, must be 0\n",
 				    READ_ONCE(klpe_node_reclaim_mode));
-		gmm_um_backoff(n, st->unmapped_after);
+		gmm_um_backoff(n, st->unmapped_after, false);
 		return;
 	case GMM_UM_STOP_EXHAUSTED:
 	case GMM_UM_STOP_BUDGET:
@@ -549,7 +559,7 @@ static void gmm_um_pass_done(struct gmm_um_node *n, const struct gmm_um_pass *p)
 		 */
 		if (st->unmapped_after > st->low &&
 		    st->reclaimed < p->nr_to_reclaim / 8) {
-			gmm_um_backoff(n, st->unmapped_after);
+			gmm_um_backoff(n, st->unmapped_after, true);
 			return;
 		}
 		break;

@@ -1,19 +1,23 @@
 """With the unmapped page cache control on and the node over its ratio,
-kswapd still goes to sleep between the policy's passes, so what the kernel
-ties to a sleeping kswapd still happens: kswapd wakes kcompactd for the
-order-9 requests it was woken for (mm_compaction_wakeup_kcompactd), and
-kcompactd's proactive compaction, which stands aside while kswapd runs
-(kswapd_is_running()), still compacts (guestmm_klp's runs_proactive).
+kswapd still goes to sleep between the policy's passes (each sleep goes
+through reset_isolation_suitable() and wakeup_kcompactd()), and it is not
+running for much of the time, so kcompactd's proactive compaction, which
+stands aside whenever kswapd runs (kswapd_is_running()), still compacts
+(guestmm_klp's runs_proactive).
 
-One boot, two windows of the same workload, control off then on: a
-fragmented node (frag, one page in two given back), proactive compaction
-asked for (vm.compaction_proactiveness=90), a file of 600 MiB read over
-and over (the control on keeps its cache at 10 % of RAM, so every read
-goes to the disk and the node stays over the ratio), and 8 order-9
-allocations every 2 s (guestmm_highalloc), which wake kswapd for order 9.
-Each window must show kswapd sleeping, kcompactd woken by kswapd and
-proactive compaction running; with the control on, the policy's passes
-too."""
+One boot, two 60 s windows of the same workload, control off then on: a
+file of 600 MiB read over and over (the control on keeps its cache at
+10 % of RAM, so every read goes to the disk and the node stays over the
+ratio); in rounds, the node fragmented afresh (frag, one page in two
+given back), a proactive compaction request at once (a write of
+vm.compaction_proactiveness, which wakes kcompactd for it) and 8 order-9
+allocations (guestmm_highalloc); kswapd's task state sampled every
+0.1 s.  Both
+windows must show proactive compaction running; with the control on,
+the policy's passes, kswapd asleep after them, and kswapd not running at
+a third of the samples at least.  (Before kswapd slept between passes it
+ran at nearly every sample of such a window, and proactive compaction
+never ran.)"""
 import re
 import time
 
@@ -36,9 +40,11 @@ EVENTS = ("vmscan/mm_vmscan_kswapd_sleep",
 RATIO = 10
 BIG_MIB = 600
 FRAG_MIB = 200
-WINDOW_S = 40
+WINDOW_S = 60
 READ_S = 20
 ALLOCS = 8
+PRO = "/proc/sys/vm/compaction_proactiveness"
+PROACTIVENESS = 90
 
 
 def window(g, control):
@@ -46,23 +52,30 @@ def window(g, control):
     g.sh("echo %d > %s/unmapped_page_control" % (control, PAR))
     g.sh("rm -f /tmp/stop; (while [ ! -e /tmp/stop ]; do "
          "cat /mnt/big > /dev/null; done) > /dev/null 2>&1 &")
-    # Fragmented after the first read: the holes stay free where the
-    # cache no longer grows (control off).
     time.sleep(READ_S)
-    frag_start(g, FRAG_MIB)
     g.sh("echo > %s/trace" % T)
+    # kswapd0's state (field 3 of its stat): R running, else not.
+    g.sh("for d in /proc/[0-9]*; do [ \"$(cat $d/comm 2>/dev/null)\" = "
+         "kswapd0 ] && p=${d#/proc/}; done; (while [ ! -e /tmp/stop ]; do "
+         "cut -d' ' -f3 /proc/$p/stat; sleep 0.1; done) > /tmp/kst &")
     k0, u0, vm0 = klp_stats(g), um_stats(g), g.vmstat()
     over = []
     end = time.monotonic() + WINDOW_S
     while time.monotonic() < end:
-        g.sh("echo %d > %s; echo 0 > %s" % (ALLOCS, HA, HA), timeout=300)
+        # Fresh holes each round: with the control on, the reader's page
+        # cache fills them within a second.  Then a proactive compaction
+        # request at once, while the node is fragmented.
+        frag_start(g, FRAG_MIB)
+        g.sh("echo %d > %s; echo %d > %s; echo 0 > %s" % (
+            PROACTIVENESS, PRO, ALLOCS, HA, HA), timeout=300)
         s = um_stats(g)
         over.append(s["node0_unmapped"] > s["node0_low"])
-        time.sleep(2)
+        time.sleep(1)
+        frag_stop(g)
     k1, u1, vm1 = klp_stats(g), um_stats(g), g.vmstat()
     trace = g.sh("cat %s/trace" % T)
     g.sh("touch /tmp/stop; sleep 2; true")
-    frag_stop(g)
+    states = g.sh("cat /tmp/kst").split()
     return dict(
         control=control,
         kswapd_sleeps=len(re.findall(r"mm_vmscan_kswapd_sleep:", trace)),
@@ -75,7 +88,9 @@ def window(g, control):
         pages_reclaimed=u1["pages_reclaimed"] - u0["pages_reclaimed"],
         rewakes=u1["rewakes"] - u0["rewakes"],
         backoffs=u1["backoffs"] - u0["backoffs"],
-        samples=len(over), samples_over_low=sum(over))
+        samples=len(over), samples_over_low=sum(over),
+        kswapd_samples=len(states),
+        kswapd_not_running=sum(st != "R" for st in states))
 
 
 def run(g):
@@ -85,7 +100,7 @@ def run(g):
     for ev in EVENTS:
         g.sh("echo 1 > %s/events/%s/enable" % (T, ev))
     modprobe_klp(g, "max_unmapped_ratio=%d" % RATIO)
-    g.sh("echo 90 > /proc/sys/vm/compaction_proactiveness")
+    g.sh("echo %d > %s" % (PROACTIVENESS, PRO))
     res = [window(g, 0), window(g, 1)]
     for d in res:
         print("KEY klp_unmapped_compaction %s" % " ".join(
@@ -96,8 +111,10 @@ def run(g):
         assert d["runs_proactive"] >= 1, d
     assert off["passes"] == 0, off
     # The control on: the node over the ratio, the policy at work, and
-    # kswapd asleep between its passes (each sleep goes through
-    # reset_isolation_suitable() and wakeup_kcompactd()).
+    # kswapd asleep between its passes, not running at a third of the
+    # samples at least.
     assert on["passes"] >= 3 and on["pages_reclaimed"] > 0, on
     assert on["samples_over_low"] >= on["samples"] // 2, on
     assert on["kswapd_sleeps"] >= on["passes"] // 2, on
+    assert on["kswapd_samples"] >= 100, on
+    assert on["kswapd_not_running"] >= on["kswapd_samples"] // 3, on

@@ -1,11 +1,13 @@
 """guestmm_klp unmapped page cache control on, with a swap device and
 swapped-out anonymous memory of which part sits in the swap cache: while a
 file larger than half of RAM is stream-read, the policy keeps unmapped
-page cache under the ratio and leaves the swap cache alone (SwapCached
+page cache under the ratio (plus what the reader adds between two
+passes, klplib.READER_LAG_S) and leaves the swap cache alone (SwapCached
 does not fall, nothing is swapped out or in, no direct reclaim)."""
 import time
 
-from klplib import SAMPLER, modprobe_klp, um_stats, unmapped_samples
+from klplib import (SAMPLER, modprobe_klp, timed_read, um_stats,
+                    unmapped_samples)
 
 GUEST = dict(mem=1024, smp=2, balloon=None, disk_mb=900, tcg_single=True)
 KERNELS = ("6.1", "6.12")
@@ -40,7 +42,7 @@ def run(g):
 
     m0, vm0, s0 = g.meminfo(), g.vmstat(), um_stats(g)
     g.sh(SAMPLER)
-    g.sh("dd if=/mnt/big of=/dev/null bs=1M 2>&1", timeout=900)
+    lag, _ = timed_read(g, "/mnt/big")
     time.sleep(1)
     g.sh("touch /tmp/stop; sleep 1")
     samples = unmapped_samples(g.sh("cat /tmp/samples"))
@@ -66,8 +68,8 @@ def run(g):
     assert m0["SwapCached"] >= 4096, m0
     # The policy ran and kept its bound.
     assert d["passes"] > 0 and d["pages_reclaimed"] > 0, d
-    limit = (RATIO + SLACK) * ram_pages // 100
-    assert len(samples) >= 10 and worst <= limit, (limit, worst)
+    limit = (RATIO + SLACK) * ram_pages // 100 + lag
+    assert len(samples) >= 10 and worst <= limit, (limit, worst, lag)
     # The swap cache stayed; nothing swapped, no anon reclaim.
     assert m1["SwapCached"] >= m0["SwapCached"] - TOLERANCE_KB, (m0, m1)
     for k in ("pswpout", "pgscan_anon", "pgsteal_anon", "pgscan_direct",

@@ -76,6 +76,27 @@ def wait_transition(g, timeout=30, poll=0.2, slow=None):
     return time.monotonic() - t0
 
 
+# How far the unmapped control may trail a reader: a rest after each pass
+# (livepatch/unmapped.c: GMM_UM_REST, 120 ms), the pass, and the
+# sampler's 0.1 s.
+READER_LAG_S = 0.25
+
+
+def timed_read(g, path, timeout=900):
+    """Read @path once (dd, 1 MiB blocks); return the 4 KiB pages a
+    reader at that rate adds to the page cache in READER_LAG_S, the rate
+    taken on the guest's own clock (/proc/uptime), and the seconds."""
+    out = g.sh("a=$(cut -d' ' -f1 /proc/uptime); "
+               "dd if=%s of=/dev/null bs=1M 2>/dev/null; "
+               "b=$(cut -d' ' -f1 /proc/uptime); "
+               "echo READ $(stat -c %%s %s) $a $b" % (path, path),
+               timeout=timeout)
+    m = re.search(r"READ (\d+) ([\d.]+) ([\d.]+)", out)
+    assert m, out
+    secs = max(float(m.group(3)) - float(m.group(2)), 0.01)
+    return int(int(m.group(1)) / secs * READER_LAG_S) // 4096, secs
+
+
 def um_stats(g):
     """The unmapped page cache policy's debugfs counters."""
     return {k: int(v) for k, v in (l.split() for l in
