@@ -3,15 +3,17 @@
  * guestmm_klp: check what the mirror assumes about the running kernel
  * against the kernel's own BTF (/sys/kernel/btf/vmlinux).
  *
- * - Layouts: struct compact_control and struct capture_control live in
- *   mm/internal.h, in no installed header.  The variant carries copies
- *   (variants/<V>/compact.h) that the kernel's own functions read, so
- *   every member's name and offset and the size must match
- *   (variants/<V>/layout.c).  Of struct scan_control (mm/vmscan.c,
- *   variants/<V>/vmscan.h) the size and the members shrink_folio_list()
- *   reads are compared, bitfields by bit offset and width.
- * - Prototypes: every kernel function the variant calls or hands to the
- *   kernel (variants/<V>/ksyms.h, read into protos.h) must have, in BTF,
+ * - Layouts, each feature's (its variants/<V>/layout.c): struct
+ *   compact_control and struct capture_control live in mm/internal.h, in
+ *   no installed header.  The compaction variant carries copies
+ *   (compaction/variants/<V>/compact.h) that the kernel's own functions
+ *   read, so every member's name and offset and the size must match.  Of
+ *   struct scan_control (mm/vmscan.c, reclaim/variants/<V>/vmscan.h) the
+ *   size and the members shrink_folio_list() reads are compared,
+ *   bitfields by bit offset and width.
+ * - Prototypes: every kernel function the module calls or hands to the
+ *   kernel (core_ksyms.h and each built feature's variants/<V>/ksyms.h,
+ *   read into protos.h) must have, in BTF,
  *   the same return type and the same parameter types, compared as C
  *   spellings ("struct compact_control *", "unsigned long", typedef
  *   names as written).
@@ -29,7 +31,8 @@
 #include <uapi/linux/btf.h>
 
 #include "btf_check.h"
-#include "ksyms.h"
+#include "core_ksyms.h"
+#include "feature.h"
 
 static const struct gmm_klp_proto gmm_klp_protos[] = {
 #include "protos.h"
@@ -282,9 +285,11 @@ static int check_proto(const struct btf *btf, const struct gmm_klp_proto *p)
 	return ret;
 }
 
-int gmm_klp_btf_check(void)
+int gmm_klp_btf_check(const struct gmm_klp_feature *const *features,
+		      unsigned int nr)
 {
 	const struct gmm_klp_layout *l;
+	unsigned int i;
 	const struct gmm_klp_proto *p;
 	struct btf *btf;
 	int ret = 0;
@@ -295,8 +300,9 @@ int gmm_klp_btf_check(void)
 		       PTR_ERR(btf));
 		return -ENOENT;
 	}
-	for (l = gmm_klp_layouts; !ret && l->name; l++)
-		ret = check_layout(btf, l);
+	for (i = 0; !ret && i < nr; i++)
+		for (l = features[i]->layouts; !ret && l->name; l++)
+			ret = check_layout(btf, l);
 	for (p = gmm_klp_protos; !ret && p->name; p++)
 		ret = check_proto(btf, p);
 	return ret;

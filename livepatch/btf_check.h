@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * guestmm_klp: what btf_check.c compares with the running kernel's BTF.
- * Each variant provides its layouts (variants/<V>/layout.c) and its
- * prototypes (the declarations in variants/<V>/ksyms.h, read by protos-h).
+ * Each feature's variant provides its layouts (<feature>/variants/<V>/
+ * layout.c, through struct gmm_klp_feature) and its prototypes (the
+ * declarations in <feature>/variants/<V>/ksyms.h, read by protos-h).
  *
  * A bitfield has no offsetof(): its entry names a function that sets the
  * field to all ones in a zeroed copy of our struct and hands the copy to
@@ -42,10 +43,13 @@ struct gmm_klp_layout {
 void gmm_klp_bitfield(const void *obj, size_t size, unsigned int *bit,
 		      unsigned int *width);
 
-/* variants/<V>/layout.c, terminated by an entry without a name */
-extern const struct gmm_klp_layout gmm_klp_layouts[];
+struct gmm_klp_feature;
 
-/* Layouts, then every prototype; 0 or -errno with a message. */
-int gmm_klp_btf_check(void);
+/*
+ * The layouts of the @nr @features (each array ended by an entry without
+ * a name), then every prototype; 0 or -errno with a message.
+ */
+int gmm_klp_btf_check(const struct gmm_klp_feature *const *features,
+		      unsigned int nr);
 
 #endif /* _GUESTMM_KLP_BTF_CHECK_H */

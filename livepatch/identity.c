@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * guestmm_klp: refuse any kernel but the builds this module's variant was
- * checked against.
+ * guestmm_klp: refuse any kernel but the builds this module's features
+ * were checked against.
  *
- * The Kbuild compiles in the rows of livepatch/kernels.tsv whose variant
- * is the one it built (builds.h): every Debian build whose mirrored source
- * scripts/klp-variant found identical.  A module built for one build can
- * still meet another (a rebuild from other sources with the same version,
- * or a Debian revision that keeps the ABI, which dkms autoinstall does not
- * rebuild for); it loads there only if that build is in the variant's
- * rows.  The
- * running kernel must match a row exactly: release, the whole uname -v
- * string, and the vmlinux build ID.  Then the BTF checks (btf_check.c).
- * There is no way to skip either.
+ * The Kbuild compiles in the rows of livepatch/kernels.tsv whose feature
+ * columns are exactly the features and variants it built (builds.h):
+ * every Debian build whose mirrored source scripts/klp-variant found
+ * identical, feature by feature.  A module built for one build can still
+ * meet another (a rebuild from other sources with the same version, or a
+ * Debian revision that keeps the ABI, which dkms autoinstall does not
+ * rebuild for); it loads there only if that build is one of those rows,
+ * so never where a feature it carries was not verified, nor where the
+ * table has a feature it lacks.  The running kernel must match a row
+ * exactly: release, the whole uname -v string, and the vmlinux build ID.
+ * Then the BTF checks (btf_check.c).  There is no way to skip either.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -57,9 +58,9 @@ static int check_build(void)
 
 	b = find_build(release, version);
 	if (!b) {
-		pr_err("refusing to load: kernel %s '%s' (build ID %s) is not a build this module was checked against; the closest variant is %s (%s). A maintainer checks a new Debian build with: scripts/klp-variant check <version>\n",
-		       release, version, id, GMM_KLP_VARIANT,
-		       gmm_klp_builds[0].version);
+		pr_err("refusing to load: kernel %s '%s' (build ID %s) is not a build this module was checked against with its features (%s; first build %s). A maintainer checks a new Debian build with: scripts/klp-variant check <version>\n",
+		       release, version, id, GMM_KLP_FEATURES,
+		       gmm_klp_builds[0].version ?: "none");
 		return -EINVAL;
 	}
 	if (strcmp(b->build_id, "-") && strcmp(b->build_id, id)) {
@@ -70,9 +71,10 @@ static int check_build(void)
 	return 0;
 }
 
-int gmm_klp_check_identity(void)
+int gmm_klp_check_identity(const struct gmm_klp_feature *const *features,
+			   unsigned int nr)
 {
 	int ret = check_build();
 
-	return ret ?: gmm_klp_btf_check();
+	return ret ?: gmm_klp_btf_check(features, nr);
 }

@@ -6,14 +6,23 @@
 #ifndef _GUESTMM_KLP_IDENTITY_H
 #define _GUESTMM_KLP_IDENTITY_H
 
-/* One row of livepatch/kernels.tsv for this variant (builds.h, generated). */
+struct gmm_klp_feature;
+
+/*
+ * One row of livepatch/kernels.tsv whose features are the module's
+ * (builds.h, generated).
+ */
 struct gmm_klp_build {
 	const char *release;	/* uname -r */
 	const char *version;	/* uname -v, exactly */
 	const char *build_id;	/* vmlinux GNU build ID in hex, or "-" */
 };
 
-/* The exact build, then BTF; 0 or -errno after a message. */
-int gmm_klp_check_identity(void);
+/*
+ * The exact build, then BTF (the @nr @features' layouts and every
+ * prototype); 0 or -errno after a message.
+ */
+int gmm_klp_check_identity(const struct gmm_klp_feature *const *features,
+			   unsigned int nr);
 
 #endif /* _GUESTMM_KLP_IDENTITY_H */

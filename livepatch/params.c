@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * guestmm_klp: the scanner's tunables, as module parameters that refuse
- * bad values with a message and keep the old value.  The parsers are the
- * ones the balloon uses (modules/gmm_param.[ch]), compiled in here.
+ * guestmm_klp: the parsers of the features' module parameters, which
+ * refuse bad values with a message and keep the old value: the ones the
+ * balloon uses (modules/gmm_param.[ch]), compiled in here once for the
+ * compaction feature's tunables (compaction/tunables.c) and the reclaim
+ * feature's parameters (reclaim/unmapped.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -13,28 +15,3 @@
 #include <linux/sysfs.h>
 
 #include "../modules/gmm_param.c"
-#include "scanner.h"
-
-struct gmm_klp_tunables gmm_klp_tun = {
-	.fast_search = true,
-	.search_depth = COMPACT_CLUSTER_MAX,
-	.candidates = 1,
-	.balloon_cost = 4,
-};
-
-module_param_cb(fast_search, &gmm_bool_ops, &gmm_klp_tun.fast_search, 0644);
-MODULE_PARM_DESC(fast_search,
-		 "search the free lists for a migration source first (default Y)");
-
-GMM_UINT_PARAM(search_depth, gmm_klp_tun.search_depth, 1, 1024, 0644);
-MODULE_PARM_DESC(search_depth,
-		 "free-list entries one search examines (1..1024, default 32)");
-
-GMM_UINT_PARAM(candidates, gmm_klp_tun.candidates, 1, 16, 0644);
-MODULE_PARM_DESC(candidates,
-		 "source pageblocks scored per search, 1 = upstream first-fit (1..16, default 1)");
-
-GMM_UINT_PARAM(balloon_cost, gmm_klp_tun.balloon_cost, 1, 512, 0644);
-MODULE_PARM_DESC(balloon_cost,
-		 "migration cost of a balloon page in base pages (1..512, default 4)");
-

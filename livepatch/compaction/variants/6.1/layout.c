@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * guestmm_klp, variant 6.1: the private kernel structs our copies must
+ * guestmm_klp, compaction variant 6.1: the private kernel structs our copies must
  * match member by member (btf_check.c compares them with the running
  * kernel's BTF at load).
  */
@@ -10,10 +10,8 @@
 #include <linux/string.h>
 
 #include "btf_check.h"
+#include "compaction.h"
 #include "compact.h"
-#ifdef GMM_KLP_UNMAPPED
-#include "vmscan.h"
-#endif
 
 #define M(ours, theirs) { #theirs, offsetof(struct compact_control, ours) }
 static const struct gmm_klp_member cc_members[] = {
@@ -52,55 +50,10 @@ static const struct gmm_klp_member capc_members[] = {
 	{ "page", offsetof(struct capture_control, page) },
 };
 
-#ifdef GMM_KLP_UNMAPPED
-/*
- * struct scan_control (vmscan.h): only the members shrink_folio_list()
- * and the helpers it inlines read from the copy unmapped_walk.c hands it,
- * and those we set; a subset, found by name.  Bitfields by bit offset
- * and width (btf_check.h).
- */
-#define SC_BITFIELD(name)						\
-static void sc_bit_##name(unsigned int *bit, unsigned int *width)	\
-{									\
-	struct scan_control sc;						\
-									\
-	memset(&sc, 0, sizeof(sc));					\
-	sc.name--;		/* 0 - 1: all the field's bits */	\
-	gmm_klp_bitfield(&sc, sizeof(sc), bit, width);			\
-}
-SC_BITFIELD(may_writepage)
-SC_BITFIELD(may_unmap)
-SC_BITFIELD(may_swap)
-SC_BITFIELD(no_demotion)
-#undef SC_BITFIELD
-
-#define SC(name)	{ #name, offsetof(struct scan_control, name) }
-#define SC_BF(name)	{ #name, 0, sc_bit_##name }
-static const struct gmm_klp_member sc_members[] = {
-	SC(nr_to_reclaim),
-	SC(target_mem_cgroup),
-	SC_BF(may_writepage),
-	SC_BF(may_unmap),
-	SC_BF(may_swap),
-	SC_BF(no_demotion),
-	SC(order),
-	SC(priority),
-	SC(reclaim_idx),
-	SC(gfp_mask),
-	SC(nr_scanned),
-};
-#undef SC_BF
-#undef SC
-#endif /* GMM_KLP_UNMAPPED */
-
-const struct gmm_klp_layout gmm_klp_layouts[] = {
+const struct gmm_klp_layout gmm_klp_compaction_layouts[] = {
 	{ "compact_control", sizeof(struct compact_control),
 	  cc_members, ARRAY_SIZE(cc_members) },
 	{ "capture_control", sizeof(struct capture_control),
 	  capc_members, ARRAY_SIZE(capc_members) },
-#ifdef GMM_KLP_UNMAPPED
-	{ "scan_control", sizeof(struct scan_control),
-	  sc_members, ARRAY_SIZE(sc_members), true },
-#endif
 	{ }
 };

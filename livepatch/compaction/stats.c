@@ -55,10 +55,8 @@ static int gmm_klp_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(gmm_klp_stats);
 
-struct dentry *gmm_klp_stats_init(void)
+int gmm_klp_stats_init(struct dentry *dir)
 {
-	struct dentry *dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
-
 	debugfs_create_file("stats", 0400, dir, NULL, &gmm_klp_stats_fops);
-	return dir;
+	return 0;
 }

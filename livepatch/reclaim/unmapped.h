@@ -5,8 +5,8 @@
  *
  * A livepatch of pgdat_balanced() (mm/vmscan.c): kswapd treats a node whose
  * unmapped page cache is above max_unmapped_ratio as not balanced, and
- * frees unmapped clean page cache in balance_pgdat().  main.c puts
- * gmm_pgdat_balanced() in the patch and calls init and exit.
+ * frees unmapped clean page cache in balance_pgdat().  reclaim.c hands
+ * gmm_pgdat_balanced(), init, exit and the callbacks to main.c's patch.
  */
 #ifndef _GUESTMM_KLP_UNMAPPED_H
 #define _GUESTMM_KLP_UNMAPPED_H
@@ -15,7 +15,6 @@
 
 struct dentry;
 
-#ifdef GMM_KLP_UNMAPPED
 /* Find what the policy needs, apply unmapped_page_control=1 given at load. */
 int gmm_um_init(struct dentry *debugfs_dir);
 /* Turn the policy off; no probe or timer runs afterwards. */
@@ -25,27 +24,5 @@ bool gmm_pgdat_balanced(pg_data_t *pgdat, int order, int highest_zoneidx);
 /* Around a disable transition: no pass while the patch leaves. */
 void gmm_um_pre_unpatch(void);
 void gmm_um_post_patch(void);
-#else
-/*
- * The variant has no unmapped page cache control (its Kbuild.inc says
- * why): no parameters, no patched pgdat_balanced().
- */
-static inline int gmm_um_init(struct dentry *debugfs_dir)
-{
-	return 0;
-}
-
-static inline void gmm_um_exit(void)
-{
-}
-
-static inline void gmm_um_pre_unpatch(void)
-{
-}
-
-static inline void gmm_um_post_patch(void)
-{
-}
-#endif
 
 #endif /* _GUESTMM_KLP_UNMAPPED_H */
