@@ -177,20 +177,26 @@ def test_debian_version_order():
     assert kv.series_of("6.12.95-1~bpo12+1") == "6.12"
 
 
-def row(version, variant="6.1", note="-", release=None, build_id="ab" * 20):
+def row(version, variant="6.1", note="-", release=None, build_id="ab" * 20,
+        reclaim=None):
     return {"release": release or "%s-amd64" % version,
             "uts_version": "#1 SMP PREEMPT_DYNAMIC Debian %s (2026-11-26)" % version,
-            "build_id": build_id, "variant": variant, "compiler": "gcc-12 (Debian 12.2.0-14) 12.2.0",
+            "build_id": build_id, "compaction": variant,
+            "reclaim": variant if reclaim is None else reclaim,
+            "compiler": "gcc-12 (Debian 12.2.0-14) 12.2.0",
             "suite": "bookworm-security", "package_version": version, "note": note}
 
 
 def test_table_write_parse_upsert():
-    rows = [row("6.12.118-1", "6.12"), row("6.1.192-3"), row("6.1.176-1")]
+    rows = [row("6.12.118-1", "6.12"), row("6.1.192-3"), row("6.1.176-1", reclaim="-")]
     text = kv.format_table(rows)
     lines = text.splitlines()
     assert lines[0] == "# " + "\t".join(kv.COLUMNS)
-    assert [line.split("\t")[6] for line in lines[1:]] == ["6.1.176-1", "6.1.192-3", "6.12.118-1"]
-    assert all(len(line.split("\t")) == 8 for line in lines)
+    assert lines[0].split("\t")[3:5] == ["compaction", "reclaim"]
+    assert [line.split("\t")[7] for line in lines[1:]] == ["6.1.176-1", "6.1.192-3", "6.12.118-1"]
+    assert [line.split("\t")[3:5] for line in lines[1:]] == [
+        ["6.1", "-"], ["6.1", "6.1"], ["6.12", "6.12"]]
+    assert all(len(line.split("\t")) == 9 for line in lines)
     back = kv.parse_table(text)
     assert back == sorted(rows, key=kv._row_key)
     # a check of the same build replaces its row
@@ -403,7 +409,7 @@ def test_image_facts_per_flavour_rows_per_release():
     in <version>/<flavour>/): the amd64 and cloud-amd64 builds of one
     version each get their row, with their own release, build ID and
     symbol note; an image the archive no longer offers gets none."""
-    saved = kv.CACHE, kv.TABLE, kv.VARIANTS, kv.find_image
+    saved = kv.CACHE, kv.TABLE, kv.LIVEPATCH, kv.find_image
     version, suite = "6.1.192-3", "bookworm-security"
     facts = {
         "amd64": ("6.1.0-57-amd64", "6a" * 20, "T compact_zone\nt isolate_x\n"),
@@ -414,7 +420,7 @@ def test_image_facts_per_flavour_rows_per_release():
         try:
             kv.CACHE = d
             kv.TABLE = os.path.join(d, "kernels.tsv")
-            kv.VARIANTS = os.path.join(d, "livepatch", "variants")
+            kv.LIVEPATCH = os.path.join(d, "livepatch")
             kv.find_image = None          # every fact is cached
             for flavour, (release, bid, syms) in facts.items():
                 idir = kv.image_dir(version, flavour)
@@ -429,49 +435,80 @@ def test_image_facts_per_flavour_rows_per_release():
                                "(2026-11-26)" % version,
                                "compiler": "gcc-12", "kallsyms": "kallsyms.txt",
                                "note": ""}, f)
-            v = kv.Variant("9.9", ["symbol compact_zone\n", "symbol isolate_x\n"])
+            v = kv.Variant("9.9", ["symbol compact_zone\n", "symbol isolate_x\n"],
+                           "compaction")
+            r = kv.Variant("8.8", ["symbol compact_zone\n"], "reclaim")
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 for flavour in ("cloud-amd64", "amd64"):
                     info = kv.image_info(version, suite, flavour)
                     assert info["release"] == facts[flavour][0]
-                    assert kv.check_image(version, suite, flavour, info, v) == "ok"
+                    assert kv.check_image(version, suite, flavour, info,
+                                          {"compaction": v, "reclaim": r}) == "ok"
                 gone = dict(info, package=None, release="-", note="image not in archive")
-                assert kv.check_image("6.1.999-1", suite, "cloud-amd64", gone, v) == "no image"
-            assert "same as variant 9.9: 6.1.0-57-cloud-amd64" in out.getvalue()
+                assert kv.check_image("6.1.999-1", suite, "cloud-amd64", gone,
+                                      {"compaction": v, "reclaim": r}) == "no image"
+            assert "compaction: same as variant 9.9: 6.1.0-57-cloud-amd64" in out.getvalue()
+            assert "reclaim: same as variant 8.8: 6.1.0-57-amd64" in out.getvalue()
             rows = kv.read_table()
-            assert [(r["release"], r["build_id"], r["note"]) for r in rows] == [
-                ("6.1.0-57-amd64", "6a" * 20, "-"),
-                ("6.1.0-57-cloud-amd64", "c1" * 20, "sympos: isolate_x x2")], rows
+            assert [(r["release"], r["build_id"], r["compaction"], r["reclaim"], r["note"])
+                    for r in rows] == [
+                ("6.1.0-57-amd64", "6a" * 20, "9.9", "8.8", "-"),
+                ("6.1.0-57-cloud-amd64", "c1" * 20, "9.9", "8.8",
+                 "sympos: isolate_x x2")], rows
             assert rows[0]["uts_version"] == rows[1]["uts_version"]
             assert {r["package_version"] for r in rows} == {version}
+
+            # A feature without a matching variant: the row says "-" for
+            # it and keeps the other (a Debian change to vmscan.c alone
+            # keeps the scanner); no feature at all: the row is left alone.
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                info = kv.image_info(version, suite, "amd64")
+                assert kv.check_image(version, suite, "amd64", info,
+                                      {"compaction": v, "reclaim": None}) == "partial"
+                assert kv.check_image(version, suite, "cloud-amd64",
+                                      kv.image_info(version, suite, "cloud-amd64"),
+                                      {"compaction": None, "reclaim": None}) \
+                    == "new variant needed"
+            assert "reclaim: new variant needed: 6.1.0-57-amd64 (not built there)" \
+                in out.getvalue()
+            assert "6.1.0-57-cloud-amd64: no feature served (kernels.tsv not changed)" \
+                in out.getvalue()
+            assert [(r["release"], r["compaction"], r["reclaim"]) for r in kv.read_table()] == [
+                ("6.1.0-57-amd64", "9.9", "-"), ("6.1.0-57-cloud-amd64", "9.9", "8.8")]
         finally:
-            kv.CACHE, kv.TABLE, kv.VARIANTS, kv.find_image = saved
+            kv.CACHE, kv.TABLE, kv.LIVEPATCH, kv.find_image = saved
 
 
-def local_tree(d, mirror_tail):
-    """A variant 9.9 under d (kv.VARIANTS pointed there) whose MIRROR holds
-    SRC's compact_zone hash plus mirror_tail, and a kernel tree d/tree
-    with that source: `klp-variant local`'s input.  (vdir, tree)."""
-    kv.VARIANTS = os.path.join(d, "livepatch", "variants")
-    vdir = os.path.join(kv.VARIANTS, "9.9")
-    os.makedirs(vdir)
+def local_tree(d, mirror_tail, reclaim_tail=""):
+    """Under d (kv.LIVEPATCH pointed there): compaction variant 9.9 whose
+    MIRROR holds SRC's compact_zone hash plus mirror_tail, reclaim variant
+    8.8 whose MIRROR holds SRC's caller() hash plus reclaim_tail, and a
+    kernel tree d/tree with that source: `klp-variant local`'s input.
+    (compaction variant dir, tree)."""
+    kv.LIVEPATCH = os.path.join(d, "livepatch")
     tree = os.path.join(d, "tree")
     os.makedirs(os.path.join(tree, "mm"))
     with open(os.path.join(tree, "mm", "compaction.c"), "w") as f:
         f.write(SRC)
-    h = kv.item_hash(kv.extract_item(SRC, "function", "compact_zone"))
-    with open(os.path.join(vdir, "MIRROR"), "w") as f:
-        f.write("reference 9.9.1-1 bookworm\n"
-                "mm/compaction.c function compact_zone %s\n" % h + mirror_tail)
-    return vdir, tree
+    for feature, name, item, tail in (("compaction", "9.9", "compact_zone", mirror_tail),
+                                      ("reclaim", "8.8", "caller", reclaim_tail)):
+        vdir = os.path.join(kv.LIVEPATCH, feature, "variants", name)
+        os.makedirs(vdir)
+        h = kv.item_hash(kv.extract_item(SRC, "function", item))
+        with open(os.path.join(vdir, "MIRROR"), "w") as f:
+            f.write("reference 9.9.1-1 bookworm\n"
+                    "mm/compaction.c function %s %s\n" % (item, h) + tail)
+    return os.path.join(kv.LIVEPATCH, "compaction", "variants", "9.9"), tree
 
 
 def test_local_tree_row():
     """`klp-variant local`: a tree built here (the debug kernel) gets a
     table of its own row when its sources match a variant and its
-    System.map names each symbol once; no row otherwise."""
-    saved = kv.VARIANTS
+    System.map names each symbol once; "-" for a feature whose sources or
+    symbols do not fit; no row if no feature fits."""
+    saved = kv.LIVEPATCH
     with tempfile.TemporaryDirectory() as d:
         try:
             vdir, tree = local_tree(d, "symbol compact_zone\n")
@@ -489,28 +526,44 @@ def test_local_tree_row():
                         "ffffffff81000100 t isolate_x\n")
             assert kv.check_local(tree, table, "6.1.192-3") == 0
             rows = kv.read_table(table)
-            assert [(r["release"], r["uts_version"], r["variant"], r["suite"],
-                     r["package_version"]) for r in rows] == [
+            assert [(r["release"], r["uts_version"], r["compaction"], r["reclaim"],
+                     r["suite"], r["package_version"]) for r in rows] == [
                 ("6.1.192-gmmdebug", "#gmmdebug SMP PREEMPT_DYNAMIC 2026-11-26",
-                 "9.9", "local", "6.1.192-3")]
+                 "9.9", "8.8", "local", "6.1.192-3")]
 
-            # A name twice in System.map (an inlined copy left out of line
-            # twice, say): no row, so select-variant builds nothing.
+            def features():
+                return [(r["compaction"], r["reclaim"]) for r in kv.read_table(table)]
+
+            # A name of the compaction feature twice in System.map (an
+            # inlined copy left out of line twice, say): compaction "-",
+            # reclaim still served.
             with open(smap, "a") as f:
                 f.write("ffffffff81000200 t isolate_x\n")
-            assert kv.check_local(tree, table, "6.1.192-3") == 1
-            assert kv.read_table(table) == []
+            assert kv.check_local(tree, table, "6.1.192-3") == 0
+            assert features() == [("-", "8.8")]
 
-            # Sources that differ from the variant: no row either.
+            # Sources of one feature differ: that feature "-".
             with open(smap, "w") as f:
                 f.write("ffffffff81000000 T compact_zone\n"
                         "ffffffff81000100 t isolate_x\n")
-            with open(os.path.join(tree, "mm", "compaction.c"), "w") as f:
+            src = os.path.join(tree, "mm", "compaction.c")
+            with open(src, "w") as f:
                 f.write(SRC.replace("break;", "continue;"))
+            assert kv.check_local(tree, table, "6.1.192-3") == 0
+            assert features() == [("-", "8.8")]
+            with open(src, "w") as f:
+                f.write(SRC.replace("compact_zone(NULL, NULL)", "compact_zone(cc, NULL)"))
+            assert kv.check_local(tree, table, "6.1.192-3") == 0
+            assert features() == [("9.9", "-")]
+
+            # Both differ: no row, so select-variant builds nothing.
+            with open(src, "w") as f:
+                f.write(SRC.replace("break;", "continue;")
+                        .replace("compact_zone(NULL, NULL)", "compact_zone(cc, NULL)"))
             assert kv.check_local(tree, table, "6.1.192-3") == 1
             assert kv.read_table(table) == []
         finally:
-            kv.VARIANTS = saved
+            kv.LIVEPATCH = saved
 
 
 # --- "calls": the call sites of a function in a vmlinux ----------------------
@@ -659,11 +712,11 @@ def test_calls_entry_in_mirror_and_local_check():
     out = v.with_hashes({("mm/compaction.c", "function", "compact_zone"): "1" * 64},
                         ("9.9.1-1", "bookworm"))
     assert "calls callee caller_a caller_b caller_c\n" in out
-    saved = kv.VARIANTS
+    saved = kv.LIVEPATCH
     with tempfile.TemporaryDirectory() as d:
         try:
-            _, tree = local_tree(d, "symbol callee\n"
-                                    "calls callee caller_a caller_b caller_c\n")
+            _, tree = local_tree(d, "", "symbol callee\n"
+                                        "calls callee caller_a caller_b caller_c\n")
             with open(os.path.join(tree, "System.map"), "w") as f:
                 f.write("ffffffff81000100 T callee\n")
             banner = (b"Linux version 6.1.192-gmmdebug (me@here) (gcc-12 "
@@ -675,16 +728,18 @@ def test_calls_entry_in_mirror_and_local_check():
                     f.write(fake_vmlinux("6.1", other=other, banner=banner))
                 out = io.StringIO()
                 with contextlib.redirect_stdout(out):
-                    assert kv.check_local(tree, table, "6.1.192-3") == want
-                assert len(kv.read_table(table)) == 1 - want
+                    # the compaction feature still fits: a row either way
+                    assert kv.check_local(tree, table, "6.1.192-3") == 0
+                assert [(r["compaction"], r["reclaim"]) for r in kv.read_table(table)] \
+                    == [("9.9", "-" if want else "8.8")]
                 if want:
                     assert "callee: jmp other+0x0: a tail call" in out.getvalue()
-                    assert ("new variant needed: variant 9.9's sources match, but not "
-                            "the calls its patch tells apart by return address: "
-                            "callee from other: no livepatch for this tree") \
+                    assert ("new variant needed: variant reclaim/8.8's sources match, "
+                            "but not the calls its patch tells apart by return address: "
+                            "callee from other: not built for this tree") \
                         in out.getvalue()
                 else:
                     assert "one call from each of caller_a, caller_b, caller_c" \
                         in out.getvalue()
         finally:
-            kv.VARIANTS = saved
+            kv.LIVEPATCH = saved
