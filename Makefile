@@ -169,11 +169,13 @@ check: deps
 # for all of them, so one failing build does not hide the others.
 KLP_SMOKE := -k klp_load_transition -k klp_refuse -k klp_refuse_build \
 	-k klp_ibt_callbacks
-KLP_TRIXIE_ROWS = $(shell awk -F '\t' '!/^\#/ && $$5 ~ /gcc-1[3-9]/ { print $$1 }' \
+# (kernels.tsv's columns: release uts_version build_id compaction reclaim
+# compiler ...)
+KLP_TRIXIE_ROWS = $(shell awk -F '\t' '!/^\#/ && $$6 ~ /gcc-1[3-9]/ { print $$1 }' \
 	livepatch/kernels.tsv)
 .PHONY: check-kernels check-kernels-trixie
 check-kernels: deps
-	@set -e; abis=$$(awk -F '\t' '!/^#/ && $$5 !~ /gcc-1[3-9]/ { print $$1 }' \
+	@set -e; abis=$$(awk -F '\t' '!/^#/ && $$6 !~ /gcc-1[3-9]/ { print $$1 }' \
 			livepatch/kernels.tsv); \
 	for abi in $$abis; do \
 		$(MAKE) --no-print-directory guest KERNEL=$$abi; done; \

@@ -173,12 +173,16 @@ def release_kernel(series):
     kernel)."""
     suite = RELEASE_SUITE[series]
     rows = []
+    col = {}
     with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as f:
         for line in f:
             cols = line.rstrip("\n").split("\t")
-            if not line.startswith("#") and len(cols) > 6 and \
-                    cols[5] == suite and re.search(r"[0-9]-amd64$", cols[0]):
-                key = [int(x) for x in re.findall(r"\d+", cols[6])]
+            if line.startswith("# ") and not col:
+                # the columns by the names of the header line
+                col = {c: i for i, c in enumerate(line[2:].rstrip("\n").split("\t"))}
+            elif not line.startswith("#") and len(cols) == len(col) and \
+                    cols[col["suite"]] == suite and re.search(r"[0-9]-amd64$", cols[0]):
+                key = [int(x) for x in re.findall(r"\d+", cols[col["package_version"]])]
                 rows.append((key, cols[0]))
     assert rows, "kernels.tsv has no %s build" % suite
     return min(rows)[1]

@@ -18,8 +18,9 @@
 #   debugkernel.sh kdir      print the built tree
 #   debugkernel.sh klp-table print the livepatch table of the built kernel
 #                            (GMM_KLP_KERNELS): its one row if a variant
-#                            serves it (scripts/klp-variant local), else
-#                            none, so no livepatch module is built for it
+#                            of a feature serves it (scripts/klp-variant
+#                            local), else none, so no livepatch module is
+#                            built for it
 #
 # The ABI is the source's release plus LOCALVERSION, e.g. 6.1.192-gmmdebug;
 # the uts version is "#gmmdebug ...", so the kernel's version string differs
@@ -168,14 +169,16 @@ cmd_build() {
 	echo "$abi"
 }
 
-# The livepatch's table for this build, written when missing or older than
-# the vmlinux or the variants' MIRRORs; its path.  The build is checked
-# like a Debian one: its sources against the variants, its symbols.
+# The livepatch's table for this build, written when missing, of an older
+# layout (no column per feature) or older than the vmlinux or the features'
+# MIRRORs; its path.  The build is checked like a Debian one: its sources
+# against each feature's variants, its symbols.
 cmd_klp_table() {
 	local table=$top/kernels.tsv
 	built_abi >/dev/null || die "the debug kernel is not built"
 	if [ ! -f "$table" ] || [ "$tree/vmlinux" -nt "$table" ] ||
-		[ -n "$(find "$top_src/livepatch/variants" -name MIRROR -newer "$table")" ]; then
+		! head -n 1 "$table" | grep -q "	compaction	reclaim	" ||
+		[ -n "$(find "$top_src"/livepatch/*/variants -name MIRROR -newer "$table")" ]; then
 		"$top_src/scripts/klp-variant" local "$tree" --table "$table" \
 			--package-version "$version" >&2 ||
 			log "no livepatch variant serves the debug kernel: the klp_ cases skip"

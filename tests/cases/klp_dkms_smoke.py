@@ -12,7 +12,8 @@ the build's; for the trixie image's own kernel, that image), booted from a
 qcow2 overlay with the `scripts/install.sh dist` tarball as /dev/vdb, as
 dkms_e2e does (whose helpers, tests/lib/dkmslib.py, this case shares).
 The guest's uname -r and uname -v must be the row's release and
-uts_version, and select-variant in the guest must give the row's variant.
+uts_version, and select-variant in the guest must give the row's features
+and variants.
 Not part of `make check` (NAMED_ONLY: dkms_e2e covers the trixie image's
 kernel there); it runs when -k names it.
 
@@ -79,7 +80,8 @@ def run(g):
 
     dkms_add(g, VER)
     variant = guest_variant(g, VER, abi, TAG, "trixie")
-    assert variant == row["variant"], (variant, row["variant"])
+    want = "compaction=%s reclaim=%s" % (row["compaction"], row["reclaim"])
+    assert variant == want, (variant, want)
     t = time.monotonic()
     dkms_build(g, VER)
     build_secs = time.monotonic() - t
@@ -88,7 +90,7 @@ def run(g):
     klp_smoke(g, TAG)
     taint = taint_flags(g)
     print("KEY %s abi=%s variant=%s uts_ok=1 dkms_build_seconds=%.0f "
-          "taint=%s total_seconds=%.0f" % (TAG, abi, variant, build_secs,
+          "taint=%s total_seconds=%.0f" % (TAG, abi, variant.replace(" ", ","), build_secs,
                                            taint or "-",
                                            time.monotonic() - t0), flush=True)
     # K stays once a livepatch was loaded; nothing but the expected flags.

@@ -3,7 +3,7 @@ of the module alone works (the tracepoints are a soft dependency, and it
 says how to get them); bad tunable values are rejected with -EINVAL and a
 message, and keep the old value; there is no parameter that skips the
 identity checks (the old force/expect_* knobs are gone)."""
-from klplib import LP, klp_variant, wait_transition
+from klplib import LP, klp_features, wait_transition
 
 GUEST = dict(mem=512, smp=2, balloon=None, tcg_single=True)
 KERNELS = ("6.1", "6.12")
@@ -22,8 +22,9 @@ def run(g):
     log = g.sh("dmesg")
     assert "0 of 4 tracepoints: load guestmm_klp_trace before guestmm_klp" \
         in log, log
-    variant = klp_variant(g.sh("uname -r").strip())
-    assert "compact_zone replaced (variant %s," % variant in log, log
+    features = klp_features(g.sh("uname -r").strip())
+    assert "compact_zone replaced (compaction variant %s," % \
+        features["compaction"] in log, log
     assert "guestmm_klp_trace" not in g.sh("cat /proc/modules")
     g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=300)
 

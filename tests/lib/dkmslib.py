@@ -99,7 +99,7 @@ def guest_variant(g, ver, abi, tag, series):
         host = klp_variant(abi)
         assert host == out, (host, out, why)
     print("KEY %s_klp_variant series=%s variant=%s host=%s%s" % (
-        tag, series, out or "none", "same" if host is not None else
+        tag, series, out.replace(" ", ",") or "none", "same" if host is not None else
         "no-headers", "" if out else " why=%r" % why[:200]), flush=True)
     return out
 

@@ -117,13 +117,19 @@ def unmapped_samples(text):
 
 
 def klp_variant(abi):
-    """The livepatch variant that serves kernel @abi, or "" where none does:
+    """The livepatch's features for kernel @abi, "compaction=V reclaim=V"
+    ("-" for a feature not built), or "" where none is built:
     livepatch/select-variant on its headers, the decision the Kbuild and
     dkms.conf take."""
     return subprocess.run(
         [os.path.join(TOP, "livepatch", "select-variant"),
          "/usr/src/linux-headers-" + abi],
         capture_output=True, text=True, check=True).stdout.strip()
+
+
+def klp_features(abi):
+    """klp_variant(@abi) as {feature: variant or "-"}; {} where none."""
+    return dict(fv.split("=", 1) for fv in klp_variant(abi).split())
 
 
 def build_livepatch_copy(kdir, tmp, table):

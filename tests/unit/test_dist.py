@@ -27,15 +27,21 @@ def dist_names():
 
 
 def kbuild_reads():
-    """Files named as $(src)/... in the Kbuild files (a variant's
-    directory expanded for every variant), and the scripts dkms.conf runs."""
+    """Files named as $(src)/... in the Kbuild files (a feature's variant
+    directory expanded for every variant of it), and the scripts dkms.conf
+    runs."""
     res = set()
-    variants = [os.path.basename(d) for d in
-                glob.glob(os.path.join(TOP, "livepatch", "variants", "*"))
-                if os.path.isdir(d)]
+    # livepatch/Kbuild's names for the chosen variant directory of each
+    # feature, and the variants there are
+    vdirs = {"$(gmm-cv)": "compaction", "$(gmm-rv)": "reclaim"}
+    variants = {feature: sorted(
+        "%s/variants/%s" % (feature, os.path.basename(d)) for d in
+        glob.glob(os.path.join(TOP, "livepatch", feature, "variants", "*"))
+        if os.path.isdir(d)) for feature in vdirs.values()}
+    assert all(variants.values()), variants
     for kb in (glob.glob(os.path.join(TOP, "livepatch", "Kbuild")) +
                glob.glob(os.path.join(TOP, "modules", "balloon", "Kbuild")) +
-               glob.glob(os.path.join(TOP, "livepatch", "variants", "*",
+               glob.glob(os.path.join(TOP, "livepatch", "*", "variants", "*",
                                       "Kbuild.inc"))):
         d = os.path.relpath(os.path.dirname(kb), TOP)
         if "/variants/" in kb:
@@ -45,8 +51,9 @@ def kbuild_reads():
         for m in re.finditer(r"\$\(src\)/([A-Za-z0-9_./$()-]+)", text):
             path = m.group(1).rstrip(")")
             paths = [path]
-            if "$(GMM_KLP_VARIANT)" in path:
-                paths = [path.replace("$(GMM_KLP_VARIANT)", v) for v in variants]
+            for name, feature in vdirs.items():
+                if name in path:
+                    paths = [path.replace(name, v) for v in variants[feature]]
             for p in paths:
                 if "$" in p:
                     continue
@@ -123,7 +130,7 @@ def test_every_trixie_row_is_a_layer_abi():
     with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as f:
         rows = [l.split("\t") for l in f.read().splitlines()
                 if not l.startswith("#")]
-    trixie = [r[0] for r in rows if re.search(r"gcc-1[3-9]", r[4])]
+    trixie = [r[0] for r in rows if re.search(r"gcc-1[3-9]", r[5])]
     assert trixie, rows
     for abi in trixie:
         assert re.fullmatch(r"[0-9][^ ]*\+deb13[^ ]*-amd64", abi), abi
@@ -140,7 +147,7 @@ def test_release_kernel_is_the_images_flavour():
     for series, suite in debimage.RELEASE_SUITE.items():
         abi = debimage.release_kernel(series)
         assert re.search(r"[0-9]-amd64$", abi), abi
-        assert [r for r in rows if r[0] == abi and r[5] == suite], abi
+        assert [r for r in rows if r[0] == abi and r[6] == suite], abi
 
 
 def test_one_version():

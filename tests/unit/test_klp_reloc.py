@@ -151,14 +151,18 @@ def test_postlink_refuses_what_it_cannot_convert():
 
 
 def declared_data(abi):
-    """Kernel data the variant built for @abi declares (in its ksyms.h,
-    plus identity.c's build ID): references to these are reads, not
-    calls."""
+    """Kernel data the features' variants built for @abi declare (in
+    their ksyms.h, plus identity.c's build ID): references to these are
+    reads, not calls."""
     with open(os.path.join(TOP, "build", abi, "klp-variant")) as f:
-        variant = f.read().strip()
-    with open(os.path.join(TOP, "livepatch", "variants", variant,
-                           "ksyms.h")) as f:
-        text = f.read()
+        features = f.read().split()     # compaction=V reclaim=V ("-": out)
+    text = ""
+    for fv in features:
+        feature, variant = fv.split("=")
+        if variant != "-":
+            with open(os.path.join(TOP, "livepatch", feature, "variants",
+                                   variant, "ksyms.h")) as f:
+                text += f.read()
     # "extern T klpe_NAME __asm__(...)": no parameter list, data.
     return set(re.findall(r"\bklpe_(\w+)\s+__asm__", text)) | \
         {"vmlinux_build_id"}
