@@ -77,7 +77,7 @@ def wait_transition(g, timeout=30, poll=0.2, slow=None):
 
 
 # How far the unmapped control may trail a reader: a rest after each pass
-# (livepatch/unmapped.c: GMM_UM_REST, 120 ms), the pass, and the
+# (livepatch/reclaim/unmapped.c: GMM_UM_REST, 120 ms), the pass, and the
 # sampler's 0.1 s.
 READER_LAG_S = 0.25
 
