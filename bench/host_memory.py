@@ -85,6 +85,7 @@ import time
 
 import debimage
 import workloads
+from hostreturn import rss_settled
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(TOP, "build", "bench")
@@ -277,19 +278,6 @@ class RssSampler(threading.Thread):
         self.join()
 
 
-def settle(g, limit=90, quiet=5, tol=4):
-    """Wait until QEMU's RSS moved less than tol MiB for quiet seconds."""
-    t0, last, since = time.monotonic(), rss_mib(g), time.monotonic()
-    while time.monotonic() - t0 < limit:
-        time.sleep(1)
-        now = rss_mib(g)
-        if abs(now - last) > tol:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet:
-            break
-    return rss_mib(g)
-
-
 GUEST_SAMPLE = ("grep -E '^(MemTotal|MemFree):' /proc/meminfo; "
                 "grep -E '^(nr_active_file|nr_inactive_file|nr_mapped|"
                 "pgmajfault|pgpgin) ' /proc/vmstat")
@@ -336,7 +324,7 @@ def measure(g, variant):
     setup(g, variant)
     sampler = RssSampler(g)
     sampler.start()
-    base = settle(g)
+    base = rss_settled(g, limit=90, quiet=5, tol_kib=4096)["Rss"] / 1024.0
     c_start = counters(g)
     t_burst = time.monotonic()
     b1 = burst(g)

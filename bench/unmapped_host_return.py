@@ -38,6 +38,8 @@ sample), with the cache above the ratio in place: it times the way back
 """
 import time
 
+from hostreturn import rss_settled
+
 MIB = 1 << 20
 BIG_MIB = 600
 RATIO = 10
@@ -98,24 +100,11 @@ def unmapped_mib(vm):
             vm["nr_mapped"]) * 4096 / MIB
 
 
-def settle(g, limit=60, quiet=4, tol=4):
-    """Wait until QEMU's RSS moved less than tol MiB for quiet seconds."""
-    t0, last, since = time.monotonic(), rss_mib(g), time.monotonic()
-    while time.monotonic() - t0 < limit:
-        time.sleep(1)
-        now = rss_mib(g)
-        if abs(now - last) > tol:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet:
-            break
-    return rss_mib(g)
-
-
 def measure(g, variant):
     g.sh("dd if=/dev/zero of=/mnt/big bs=1M count=%d conv=fsync 2>&1 && "
          "sync && echo 3 > /proc/sys/vm/drop_caches" % BIG_MIB, timeout=900)
     g.sh(variant["load"])
-    base = settle(g)
+    base = rss_settled(g, limit=60, quiet=4, tol_kib=4096)["Rss"] / 1024.0
     total_mib = g.meminfo()["MemTotal"] / 1024.0
     allowance = total_mib * RATIO / 100.0
     before = unmapped_mib(g.vmstat())
