@@ -88,7 +88,6 @@ import workloads
 from hostreturn import rss_settled
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(TOP, "build", "bench")
 MIB = 1 << 20
 WATCH_S = float(os.environ.get("GUESTMM_BENCH_WATCH_S", 120))
 POLL_S = 0.5
@@ -431,7 +430,8 @@ def goals(abi, names, data):
 def plot_rss(names, data):
     """Host RSS over time, all variants in one plot (first repetition),
     t = 0 at the burst's start; returns the PNG's name or None."""
-    dat = os.path.join(OUT, "host_memory_rss.dat")
+    out = os.environ["GUESTMM_BENCH_OUT"]      # set by bench/run
+    dat = os.path.join(out, "host_memory_rss.dat")
     with open(dat, "w") as f:
         for n in names:
             for t, m in data[n][0]["series"]["rss"]:
@@ -439,15 +439,20 @@ def plot_rss(names, data):
             f.write("\n\n")
     png = "host_memory_rss.png"
     gp = ['set terminal pngcairo size 900,500 font ",9"',
-          'set output "%s"' % os.path.join(OUT, png),
+          'set output "%s"' % os.path.join(out, png),
           'set title "QEMU RSS, burst from t = 0 (first repetition)"',
           'set xlabel "s"', 'set ylabel "MiB"', "set grid",
           "set termoption noenhanced", "set key outside right"]
     gp.append("plot " + ", ".join(
         '"%s" index %d using 1:2 with lines title "%s"' % (dat, i, n)
         for i, n in enumerate(names)))
+    return gnuplot(gp, png)
+
+
+def gnuplot(script, png):
+    """Run a gnuplot script; png, or None when gnuplot is missing or fails."""
     try:
-        subprocess.run(["gnuplot"], input="\n".join(gp), text=True,
+        subprocess.run(["gnuplot"], input="\n".join(script), text=True,
                        check=True, stderr=subprocess.DEVNULL)
     except (OSError, subprocess.CalledProcessError):
         return None
