@@ -59,8 +59,9 @@ def compaction_run(g):
     g.sh("echo 3 > /proc/sys/vm/drop_caches; echo 0 > " + HA)
     workloads.frag_start(g, FRAG_MIB)
     v0 = g.vmstat()
-    s = timed(g, "echo 1 > /proc/sys/vm/compact_memory; echo %d > %s"
-              % (ALLOCS, HA))
+    s = workloads.guest_seconds(
+        g, "echo 1 > /proc/sys/vm/compact_memory; echo %d > %s" % (ALLOCS,
+                                                                   HA))
     pages = g.vmstat()["pgmigrate_success"] - v0["pgmigrate_success"]
     g.sh("echo 0 > " + HA)
     workloads.frag_stop(g)
@@ -68,18 +69,8 @@ def compaction_run(g):
 
 
 def migration_run(g):
-    return timed(g, "thp_move 100 base512 >/dev/null && "
-                 "thp_move 100 thp >/dev/null"), 0
-
-
-def timed(g, cmd):
-    """Seconds the guest's clock saw `cmd` take (the command channel's
-    latency stays out)."""
-    out = g.sh("t0=$(cut -d' ' -f1 /proc/uptime); %s; "
-               "t1=$(cut -d' ' -f1 /proc/uptime); echo \"$t0 $t1\""
-               % cmd, timeout=900)
-    t0, t1 = (float(x) for x in out.split()[-2:])
-    return t1 - t0
+    return workloads.guest_seconds(g, "thp_move 100 base512 >/dev/null && "
+                                   "thp_move 100 thp >/dev/null"), 0
 
 
 def bpf_run_ns(g):

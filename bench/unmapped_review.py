@@ -33,7 +33,7 @@ variants; only unmapped_page_control differs.
 """
 import re
 
-from workloads import modprobe_klp
+from workloads import guest_seconds, modprobe_klp
 
 MIB = 1 << 20
 
@@ -83,15 +83,6 @@ def um_stats(g):
                                    g.sh("cat " + UM).splitlines())}
 
 
-def timed(g, cmd, timeout=900):
-    """Seconds @cmd took on the guest's clock (/proc/uptime)."""
-    out = g.sh("a=$(cut -d' ' -f1 /proc/uptime); %s; "
-               "b=$(cut -d' ' -f1 /proc/uptime); echo T $a $b" % cmd,
-               timeout=timeout)
-    m = re.search(r"T ([\d.]+) ([\d.]+)", out)
-    return max(float(m.group(2)) - float(m.group(1)), 0.01)
-
-
 def node_file_mib(g, node):
     """Node @node's file pages (active + inactive), MiB."""
     out = g.sh("cat /sys/devices/system/node/node%d/meminfo" % node)
@@ -109,14 +100,14 @@ def fast_path(g, res):
     g.sh("mkdir -p /mnt/t && mount -t tmpfs -o size=300m t /mnt/t")
     drop(g)
     u0 = um_stats(g)
-    s = timed(g, "for i in 1 2 3 4 5 6 7 8 9 10; do dd if=/dev/zero "
-                 "of=/mnt/t/x bs=1M count=200 2>/dev/null; rm /mnt/t/x; "
-                 "done")
+    s = guest_seconds(g, "for i in 1 2 3 4 5 6 7 8 9 10; do dd "
+                         "if=/dev/zero of=/mnt/t/x bs=1M count=200 "
+                         "2>/dev/null; rm /mnt/t/x; done")
     res["anon_mib_s"] = round(2000 / s, 1)
     total = 0.0
     for _ in range(3):
         drop(g)
-        total += timed(g, "cat /mnt/f300 > /dev/null")
+        total += guest_seconds(g, "cat /mnt/f300 > /dev/null")
     res["cache_mib_s"] = round(900 / total, 1)
     res["fast_passes"] = um_stats(g)["passes"] - u0["passes"]
     g.sh("umount /mnt/t")
@@ -129,7 +120,8 @@ def may_unmap(g, res):
     g.sh("i=0; until grep -q ready /tmp/mc.out 2>/dev/null; do sleep 1; "
          "i=$((i+1)); [ $i -lt 300 ] || exit 1; done", timeout=330)
     u0, vm0 = um_stats(g), g.vmstat()
-    s = timed(g, "cat /mnt/big > /dev/null; cat /mnt/big > /dev/null")
+    s = guest_seconds(g, "cat /mnt/big > /dev/null; "
+                         "cat /mnt/big > /dev/null")
     u1, vm1 = um_stats(g), g.vmstat()
     g.sh("killall -USR1 mincore_hold; sleep 1")
     last = g.sh("grep resident= /tmp/mc.out | tail -1")
@@ -156,9 +148,9 @@ def numa(g, res):
     g.sh("taskset 2 cat /mnt/n1 > /dev/null")
     vm0 = g.vmstat()
     res["numa_node1_file_before_mib"] = node_file_mib(g, 1)
-    s = timed(g, "taskset 1 cat /mnt/big > /dev/null; "
-                 "taskset 1 dd if=/mnt/f300 of=/dev/null bs=1M count=100 "
-                 "2>/dev/null")
+    s = guest_seconds(g, "taskset 1 cat /mnt/big > /dev/null; "
+                         "taskset 1 dd if=/mnt/f300 of=/dev/null bs=1M "
+                         "count=100 2>/dev/null")
     vm1 = g.vmstat()
     res["numa_node1_file_after_mib"] = node_file_mib(g, 1)
     res["numa_node0_file_mib"] = node_file_mib(g, 0)

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Guest workloads shared by the demo, tests and benchmarks."""
+import re
 import time
 
 MIB = 1 << 20
@@ -146,6 +147,18 @@ def klp_stats(g):
         k, _, v = line.partition(" ")
         res[k] = int(v)
     return res
+
+
+def guest_seconds(g, cmd, timeout=900):
+    """Seconds the guest's own clock (/proc/uptime) saw @cmd take: the
+    command channel's latency stays out, and under TCG the guest's clock
+    is what its work is paced by.  Tests and benchmarks share this."""
+    out = g.sh("t0=$(cut -d' ' -f1 /proc/uptime); %s; "
+               "t1=$(cut -d' ' -f1 /proc/uptime); echo \"@@T $t0 $t1\""
+               % cmd, timeout=timeout)
+    m = re.search(r"@@T ([\d.]+) ([\d.]+)", out)
+    assert m, out
+    return max(float(m.group(2)) - float(m.group(1)), 0.01)
 
 
 def modprobe_klp(g, args="", check=True):

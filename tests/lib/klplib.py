@@ -9,7 +9,7 @@ import time
 # Shared with the benchmarks; the cases import them from here.
 from workloads import KLP_STATS as STATS  # noqa: F401
 from workloads import KLP_SYSFS as LP  # noqa: F401
-from workloads import klp_stats, modprobe_klp  # noqa: F401
+from workloads import guest_seconds, klp_stats, modprobe_klp  # noqa: F401
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -86,15 +86,10 @@ def timed_read(g, path, timeout=900):
     """Read @path once (dd, 1 MiB blocks); return the 4 KiB pages a
     reader at that rate adds to the page cache in READER_LAG_S, the rate
     taken on the guest's own clock (/proc/uptime), and the seconds."""
-    out = g.sh("a=$(cut -d' ' -f1 /proc/uptime); "
-               "dd if=%s of=/dev/null bs=1M 2>/dev/null; "
-               "b=$(cut -d' ' -f1 /proc/uptime); "
-               "echo READ $(stat -c %%s %s) $a $b" % (path, path),
-               timeout=timeout)
-    m = re.search(r"READ (\d+) ([\d.]+) ([\d.]+)", out)
-    assert m, out
-    secs = max(float(m.group(3)) - float(m.group(2)), 0.01)
-    return int(int(m.group(1)) / secs * READER_LAG_S) // 4096, secs
+    size = int(g.sh("stat -c %%s %s" % path).split()[-1])
+    secs = guest_seconds(g, "dd if=%s of=/dev/null bs=1M 2>/dev/null" %
+                         path, timeout=timeout)
+    return int(size / secs * READER_LAG_S) // 4096, secs
 
 
 def um_stats(g):
