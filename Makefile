@@ -139,8 +139,8 @@ CHECK_JOBS ?= 2
 # whole suite also builds deb_upgrade's Debian images and packages in the
 # background while the light cases run (debimage.py prewarm; build.sh's
 # and make deb's locks make the case wait if it gets there first): on a
-# cold cache the images took about 15 minutes of deb_upgrade's critical
-# path (round 13 preview), the two package builds 2-3 minutes.
+# cold cache the images take about 15 minutes of deb_upgrade's critical
+# path, the two package builds 2-3 minutes.
 CHECK_T0 := $(shell date +%s)
 
 check: deps
@@ -288,7 +288,7 @@ else
 endif
 	@ls $(DEB_DIR)/*.deb
 
-# ---- soak (issue 9): the reliability cases at full length ------------------
+# ---- soak: the reliability cases at full length ----------------------------
 # GUESTMM_SOAK=1: 100 module cycles, a 10-minute QMP storm, 50 livepatch
 # toggles (docs/reliability.md), 20 live migrations (balloon_live_migration:
 # 5 in a row for each of its variants).
@@ -299,7 +299,7 @@ soak: deps
 	@GUESTMM_SOAK=1 tests/run --kernel $(or $(KERNEL),6.1) -k rel_ \
 		-k klp_toggle_stress -k balloon_live_migration
 
-# ---- debug kernel (issue 9): KASAN, lockdep, kmemleak, DEBUG_VM/LIST/OBJECTS
+# ---- debug kernel: KASAN, lockdep, kmemleak, DEBUG_VM/LIST/OBJECTS
 # scripts/guest/debugkernel.sh builds Debian's 6.1 source with Debian's config
 # plus the checkers, once, into $(GUESTMM_CACHE)/debug-kernel/ (about an hour
 # the first time), then the suite runs on it with timeouts x$(DEBUG_SCALE).

@@ -17,10 +17,10 @@ compare the compact_memory time and migrations per second.
 guestmm-defrag uses 2 MiB chunks and, after the inflate, defrag until no
 block qualifies (debugfs defrag, defrag_min_pages=1): its cost is
 defrag_s, defrag_cpu_s and the migrations it made per completed block.
-guestmm is the default since round 9: 2 MiB chunks with background
+guestmm runs guestmm_balloon's defaults: 2 MiB chunks with background
 defrag (defrag_interval_ms=1000, default budget and defrag_min_pages),
-no debugfs call; guestmm-4k is the 4 KiB balloon that was the default
-before (chunk_order=0), guestmm-batch1 and guestmm-movable0 are 4 KiB too.  Every variant rests 45 s (SETTLE_S) after the inflate
+no debugfs call; guestmm-4k is the 4 KiB balloon (chunk_order=0),
+guestmm-batch1 and guestmm-movable0 are 4 KiB too.  Every variant rests 45 s (SETTLE_S) after the inflate
 before pass 1, since background defrag needs time: at its default budget
 it completes a few blocks a second under TCG.  settle_busy_s is the
 guest's busy CPU time in that rest, so the candidate's minus guestmm's
@@ -48,7 +48,7 @@ USER_HZ = 100
 VARIANTS = [
     dict(name="stock", guest=dict(GUEST, mods=["virtio_balloon"]),
          needs=["guestmm_highalloc"]),
-    # The default since round 9: 2 MiB chunks with background defrag.
+    # guestmm_balloon's defaults: 2 MiB chunks with background defrag.
     dict(name="guestmm", guest=dict(GUEST, mods=["guestmm_balloon"]),
          bg_defrag=True, needs=["guestmm_balloon", "guestmm_highalloc"]),
     dict(name="guestmm-4k", guest=GUEST,

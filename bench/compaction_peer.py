@@ -1,4 +1,4 @@
-"""Compaction for a peer: the kernel's own compaction_test selftest and order-9 __GFP_RETRY_MAYFAIL allocations, stock vs guestmm_klp (seed 003, issue 13)
+"""Compaction for a peer: the kernel's own compaction_test selftest and order-9 __GFP_RETRY_MAYFAIL allocations, stock vs guestmm_klp (seed 003)
 
 Not our workload but the kernel's: tools/testing/selftests/vm/compaction_test.c
 (mm/ on 6.12), built on the host from the guest kernel's own
@@ -38,7 +38,7 @@ where guestmm_klp runs 6.12's own scanner, three boots each had 4 / 6 /
 10 proactive runs on stock and 10 / 10 / 10 on klp in the allocation
 phase (then 10 at a time): 1048 against 1855 migrate-scanned pages per
 success from the same code.
-Goal (issue 13): migrate-scanned per huge page no worse than stock at an
+Goal: migrate-scanned per huge page no worse than stock at an
 equal number of huge pages / successes.
 
 GUESTMM_PEER_KLP_DIR=DIR (guestmm_klp.ko and guestmm_klp_trace.ko of
@@ -328,11 +328,11 @@ def measure(g, variant):
     g.sh("echo 0 > %s; echo > %s/trace" % (HA, T))
 
     def run_highalloc():
-        # One write: back to back, as the issue's module did, so direct
-        # compaction does the work.  (Ten at a time left kcompactd's
-        # proactive compaction time to do it between the writes: then
-        # over 90 % of the scanning was proactive, the requests' own
-        # under 100 pages per success on both kernels.)
+        # One write: all allocations back to back, so direct compaction
+        # does the work.  (Ten at a time leave kcompactd's proactive
+        # compaction time to do it between the writes: then over 90 % of
+        # the scanning is proactive, the requests' own under 100 pages
+        # per success on both kernels.)
         g.sh("echo %d > %s" % (HA_ALLOCS, HA), timeout=3600)
         ha = dict(kv.split("=") for kv in g.sh("cat " + HA).split())
         g.sh("echo 0 > " + HA)

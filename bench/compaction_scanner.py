@@ -22,7 +22,7 @@ distributions, weighted by stock's huge fraction).  More THPs means more
 of the slower huge faults, which moves the p95 of all faults by itself;
 that figure separates the mix from the scanner.
 COMPACTION_SCANNER_ROUNDS shortens a boot (default 15).
-Goal (issue 5): >= 30 % fewer migrate-scanned pages per THP than stock, at
+Goal: >= 30 % fewer migrate-scanned pages per THP than stock, at
 an equal or better huge-page percentage and no worse latency.
 """
 import bisect

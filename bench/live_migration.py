@@ -1,4 +1,4 @@
-"""Live migration of a ballooned, busy guest: time, downtime, RAM sent, what the destination backs (issue 27)
+"""Live migration of a ballooned, busy guest: time, downtime, RAM sent, what the destination backs
 
 The steps of balloon_live_migration (tests/lib/migration.py): a 1 GiB
 and 8 KiB, 2-vCPU guest with deflate-on-oom and free page reporting, a

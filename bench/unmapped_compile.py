@@ -36,7 +36,7 @@ against "off" in build CPU (user + system), in build CPU + kswapd CPU,
 in busy time and in elapsed time; the round-to-round spread of busy time
 (the noise floor); what the policy did (passes, MiB scanned and
 reclaimed, time in its passes) and the MiB the build read from the disk
-(the cache the policy gave back, read again).  Goal (issue 14): at most
+(the cache the policy gave back, read again).  Goal: at most
 1 % more build CPU at the default ratio.
 """
 import os

@@ -17,8 +17,8 @@ free page reporting hand it back to the host: QEMU's RSS falls.
 returned_10s_pct is the RSS drop from rss_peak after 10 s in % of that
 excess; seconds_to_80pct is when the drop first reached 80 % of it (30 =
 never within 30 s).  An excess under NOISE_MIB (QEMU's RSS moves that
-much on its own) counts as nothing left to return: 100 %, 0 s.  Goal
-(issue 14): >= 80 % within 10 s with the control on; with it off nothing
+much on its own) counts as nothing left to return: 100 %, 0 s.  Goal:
+>= 80 % within 10 s with the control on; with it off nothing
 reclaims the cache, so little returns.
 kswapd reclaims during the read already, and the read reuses the pages
 it frees (they are still backed by the host), so with the control on the

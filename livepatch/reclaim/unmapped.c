@@ -246,8 +246,8 @@ static unsigned long klpr_node_page_state(struct pglist_data *pgdat,
 }
 
 /*
- * mm/vmscan.c: node_unmapped_file_pages() (6.1:7597, 6.12:7439, the same
- * text), inlined there.  A lower bound: NR_FILE_MAPPED also counts mapped
+ * mm/vmscan.c: node_unmapped_file_pages() (the same text in 6.1 and
+ * 6.12), inlined there.  A lower bound: NR_FILE_MAPPED also counts mapped
  * shmem, which is not on the file LRU.
  */
 static unsigned long gmm_um_unmapped(struct pglist_data *pgdat)

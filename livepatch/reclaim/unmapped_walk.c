@@ -151,8 +151,9 @@ static unsigned long gmm_uw_isolate(struct gmm_um_pass *p,
 }
 
 /*
- * Count @nr pages of @lruvec as kswapd's: shrink_inactive_list() of 6.1
- * (mm/vmscan.c:2501-2505, 2518-2522) and 6.12 (1972-1976, 1991-1995).
+ * Count @nr pages of @lruvec as kswapd's, as shrink_inactive_list() of
+ * 6.1 and 6.12 counts its scans and steals: the kswapd event (@kswapd)
+ * for the node and the memcg, the file event (@file) for the node.
  */
 static void gmm_uw_count(struct lruvec *lruvec, enum vm_event_item kswapd,
 			 enum vm_event_item file, unsigned long nr)
@@ -308,7 +309,7 @@ static void gmm_uw_classic(struct gmm_um_pass *p, struct lruvec *lruvec)
  * head).  Returns true if the list has more for another hold.
  *
  * What happens to a folio we do not take mirrors scan_folios() and
- * sort_folio() (mm/vmscan.c 6.1:4849/4747, 6.12:4406/4312).  guestmm:
+ * sort_folio() of mm/vmscan.c (6.1 and 6.12).  guestmm:
  * mapped, dirty, writeback and locked folios keep their generation (the
  * kernel moves dirty/writeback/locked ones one generation up and, on
  * 6.12, rejects mapped ones into the youngest); tiers above the pass's
@@ -422,7 +423,7 @@ static bool gmm_uw_lru_gen_on(struct lruvec *lruvec)
 /*
  * Below memory.min or memory.low: not ours to take (the kernel reclaims
  * below low only when it must, sc->memcg_low_reclaim; we never must).
- * As shrink_node_memcgs() (6.1:6119-6127, 6.12:5918-5926), for kswapd's target
+ * As shrink_node_memcgs() of 6.1 and 6.12 decides it, for kswapd's target
  * (NULL).
  */
 static bool gmm_uw_protected(struct gmm_um_pass *p, struct mem_cgroup *memcg)

@@ -133,7 +133,7 @@ def debian_guest(series, tag="debimage", stat=True):
     # system, and Debian 13's kernel patches static keys in early boot
     # while the other vCPU runs them.  Under multi-threaded TCG that once
     # ended in "Oops: int3" in sched_clock_cpu, no module loaded, twice in
-    # a row on a loaded host (round 6 preview); see Guest's tcg_single.
+    # a row on a loaded host; see Guest's tcg_single.
     return dict(kernel=os.path.join(img, "vmlinuz"),
                 initrd=os.path.join(img, "initrd.img"),
                 append="root=/dev/vda rw", tcg_single=True,
@@ -145,8 +145,8 @@ def wait_booted(g, timeout=300):
     """systemd is up and udev's coldplug is over.
 
     Polled, not `is-system-running --wait`: that waits for the
-    StartupFinished bus signal and has hung past a finished boot (CI, stop
-    17).  On a timeout the assertion names the jobs still queued."""
+    StartupFinished bus signal and has hung past a finished boot in CI.
+    On a timeout the assertion names the jobs still queued."""
     deadline = time.monotonic() + timeout
     while True:
         state = g.sh("systemctl is-system-running", check=False).strip()

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The debug kernel of `make check-debug` (issue 9): Debian's own 6.1 source
+# The debug kernel of `make check-debug`: Debian's own 6.1 source
 # (linux-source-6.1) with Debian's config, trimmed to what the test guests
 # load, plus KASAN, lockdep (PROVE_LOCKING), DEBUG_VM, DEBUG_LIST, kmemleak
 # and DEBUG_OBJECTS.  Built once, outside git:

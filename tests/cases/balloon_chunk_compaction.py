@@ -13,8 +13,8 @@ LIGHT = True
 T = "/sys/kernel/tracing"
 # After frag, 1 GiB guests have about 354 MiB free, and the allocator
 # keeps the low watermark (about 54 MiB: Debian's THP raises
-# min_free_kbytes to 44 MiB) for itself: 320 MiB stalled 3 MiB short of the
-# target (out of puff, CI of round 10).  272 leaves 28 MiB of slack.
+# min_free_kbytes to 44 MiB) for itself: 320 MiB stalls 3 MiB short of the
+# target (out of puff, seen in CI).  272 leaves 28 MiB of slack.
 INFLATE_MIB = 272
 FRAG_MIB = 720
 STRAY_DEFLATE = 16 * 256        # pages deflated to check strays go first
@@ -43,11 +43,11 @@ def run(g):
     # frag leaves ~267 MiB of 4 KiB holes and ~90 MiB of free 2 MiB
     # blocks, fewer than the balloon wants, so it must fall back to the
     # holes.  Its stride is 3, not 2: with one page in two, the strays of
-    # a run all sat on even pfns or all on odd ones and the free pages on
+    # a run all sit on even pfns or all on odd ones and the free pages on
     # the others, and compaction's free scanner, which samples a block
     # every 2nd..32nd pfn once blocks come up empty (isolate_freepages()'s
-    # stride), could miss every free page of the zone: it then met the
-    # migrate scanner at 94 MiB, before any stray (6.12, CI of round 9).
+    # stride), can miss every free page of the zone: in a 6.12 run in CI
+    # it met the migrate scanner at 94 MiB, before any stray.
     #
     # The complete blocks come first, before frag: the free blocks frag
     # leaves are memory the guest never wrote, which the host does not

@@ -46,8 +46,8 @@ def run(g):
               sum(1 for n in b0.values() if n < 512),
               max(n for n in b0.values() if n < 512)))
     # Each block completed uses up 512 strays (its own and as many given
-    # back); the background phase needs a few more.  (2 * ASK * 512 was
-    # asked until round 9: a 6.12 run under host load had 15872.)
+    # back); the background phase needs a few more.  (2 * ASK * 512 is
+    # too many to ask: a 6.12 run under host load had 15872.)
     assert st0["stray_pages"] >= (ASK + 4) * 512, st0
 
     # Bad input: refused with a reason, nothing changes.
@@ -100,8 +100,8 @@ def run(g):
     assert st1["host_told_in_pages"] - st0["host_told_in_pages"] >= \
         512 * done
     # The block's own strays went back to the guest before it was taken,
-    # not migrated out of it (256 balloon migrations per block until
-    # round 9); compaction may move a few meanwhile.
+    # not migrated out of it (that would be about 256 balloon migrations
+    # per block); compaction may move a few meanwhile.
     assert st1["defrag_own_given_back"] >= 128 * done, st1
     assert st1["migrated"] - st0["migrated"] <= 8 * done, (st0, st1)
     # The strays given back came from the sparsest blocks first: the

@@ -4,10 +4,10 @@
 This is the second route of docs/install.md, `scripts/install.sh`; the
 Debian packages, the first, have their own case on Debian 12's 6.1 and
 Debian 13's 6.12 (deb_upgrade), so this one runs once, on the third
-kernel line a guest runs.  Since round 9 it runs in `make check-kernels`,
+kernel line a guest runs.  It runs in `make check-kernels`,
 not in `make check` (NAMED_ONLY): deb_upgrade proves DKMS in real
-Debian 12 and 13 guests there, and make check had grown past its
-75-minute budget.  The guest is scripts/rootfs/build.sh's image
+Debian 12 and 13 guests there, and make check has a 75-minute
+budget.  The guest is scripts/rootfs/build.sh's image
 with its own kernel and initramfs, booted from a qcow2 overlay; the
 `scripts/install.sh dist` tarball is a second, read-only disk.  Whether
 the livepatch is built is what the tree's livepatch/select-variant

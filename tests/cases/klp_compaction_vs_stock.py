@@ -152,7 +152,7 @@ def run(g):
     # "Where compaction reaches"; 6.12, ten rounds each on a quiet host,
     # 2026-12-01: stock gained 5..132 blocks, klp 0..138, order-9 successes
     # 169..193 and 153..190).  Comparing the best run of each mode within
-    # 15 % failed CI on such noise (6.12: klp's best 164, stock's 193,
+    # 15 % fails on such noise (6.12: klp's best 164, stock's 193,
     # where the two modes run the same code with candidates=1).  So: the
     # patched runs must not lie below stock's as a whole, by the rank test
     # that two samples of one distribution fail with probability 0.005

@@ -2,7 +2,7 @@
 of the module alone works (the tracepoints are a soft dependency, and it
 says how to get them); bad tunable values are rejected with -EINVAL and a
 message, and keep the old value; there is no parameter that skips the
-identity checks (the old force/expect_* knobs are gone)."""
+identity checks (no force or expect_* knob)."""
 from klplib import LP, klp_features, wait_transition
 
 GUEST = dict(mem=512, smp=2, balloon=None, tcg_single=True)

@@ -26,8 +26,8 @@ KERNELS = ("6.1",)
 ONE_CORE = True
 TIMEOUT = 2400
 
-# 50 cycles took 749 s of one TCG thread (tcg_single) in round 9's
-# make check, 20 took 335 s on CI (2026-12-02); 10 keep the case near
+# 50 cycles take 749 s of one TCG thread (tcg_single) in make check,
+# 20 took 335 s on CI (2026-12-02); 10 keep the case near
 # 3 min of make check's 75.  The soak runs 50.
 CYCLES = 50 if os.environ.get("GUESTMM_SOAK") == "1" else 10
 LIMIT_S = 5.0

@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Reliability: every writable parameter of guestmm_balloon and guestmm_klp refuses out-of-range, negative, huge, non-numeric and empty values and keeps its value; no guestmm debugfs file but the balloon's defrag command is writable, and that one refuses bad numbers; guestmm-stat rejects bad arguments, is idempotent and mounts a missing bpffs."""
 
-# Found by this case on 2026-11-30 and fixed the same day: guestmm_klp's
-# bool parameters used kstrtobool(), which reads only the first character
-# or two, so '12abc' turned unmapped_page_control on.  Both now go through
-# gmm_klp_parse_bool() (livepatch/main.c), strict and with a message.
+# guestmm_klp's bool parameters go through gmm_klp_parse_bool()
+# (livepatch/main.c), strict and with a message, not kstrtobool(), which
+# reads only the first character or two: '12abc' would turn
+# unmapped_page_control on.
 # Both vCPUs in one TCG thread: loading guestmm_klp patches kernel text
 # (on 6.12 every transition re-patches the cond_resched static calls), and
 # QEMU 7.2's multi-threaded TCG once left the other vCPU in the int3 of a
-# finished text_poke_bp ("Oops: int3" in irqentry_exit, 6.12, preview run
-# of 2026-12-01; docs/reliability.md).
+# finished text_poke_bp ("Oops: int3" in irqentry_exit, 6.12, a run of
+# 2026-12-01; docs/reliability.md).
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=["guestmm_balloon"],
              tcg_single=True)
 TIMEOUT = 300

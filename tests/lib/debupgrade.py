@@ -26,9 +26,9 @@ vmlinuz and initrd.img to a scratch disk, powers off, and the host boots
 those (Guest.shutdown/start), which is what the firmware and GRUB would
 do.  Each guest runs on one TCG thread (debimage), so the two cases are
 ONE_CORE: make check runs them side by side, and the shorter one's
-remaining core goes to the next one-core case (tests/run -j 2).  Until
-round 14 one case ran both guests, the Debian 13 one in a thread, and the
-core the first to finish left idle stayed idle.
+remaining core goes to the next one-core case (tests/run -j 2).  One
+case running both guests, the Debian 13 one in a thread, would leave the
+core of the first to finish idle.
 
 Each guest first sets MODULES=dep in /etc/initramfs-tools/conf.d
 (INITRAMFS_CONF), as an image made for one kind of virtual machine is
@@ -45,7 +45,7 @@ the postinst.d hook; the headers' hook found it installed). Debian 13's
 Neither initramfs carries a balloon driver (guestmm-dkms's postinst asks
 for no rebuild, see debian/), so nothing the case checks depends on it.
 
-Measured (round 14, a cold cache, both side by side after the light
+Measured (a cold cache, both side by side after the light
 cases): DKMS's build at install 475 s (Debian 12) and 518 s (Debian 13),
 the kernel upgrade 577 s and about 650 s, each whole case 25-31 minutes.
 """

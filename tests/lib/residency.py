@@ -160,7 +160,7 @@ def check(g, label, tries=3, balloon_backed_max=0, twice=False):
     most balloon_backed_max: a migration's destination keeps what the
     source sent of a page before the balloon took it) and all of the used
     ones are.  The two reads are not atomic: a balloon that is busy
-    (background defrag, the default since round 9) can move a page
+    (background defrag, on by default) can move a page
     between them, so a mismatch is read again, a second apart, and only
     one that stays is an error.  A balloon that keeps moving pages (a
     migration's destination) needs twice (compare())."""

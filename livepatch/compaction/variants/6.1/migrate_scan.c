@@ -354,8 +354,8 @@ enum klpr_isolate_migrate gmm_klp_isolate_migratepages(struct compact_control *c
 			 * first call took whole was left unmarked; once they
 			 * had moved, its free pages led the free-list search
 			 * back to it in the same run, and it was scanned again
-			 * (compaction_test after a half-freed page cache, issue
-			 * 13).  Stock 6.1 went back too, but its search marks
+			 * (compaction_test after a half-freed page cache).
+			 * Stock 6.1 went back too, but its search marks
 			 * the block and aborts on it at once.  The calls that
 			 * finish the block start unaligned and do not abort.
 			 * guestmm: not in async compaction, whose THP results

@@ -2,7 +2,7 @@
 /*
  * guestmm_klp, variant 6.1: what the unmapped page cache control
  * (unmapped.c, unmapped_walk.c) needs from mm/vmscan.c and from header
- * inlines that reference unexported symbols (issue 14).
+ * inlines that reference unexported symbols.
  *
  * Everything here mirrors Debian's 6.1.192-3 source (the MIRROR file
  * hashes each item).  Deviations from the original are marked

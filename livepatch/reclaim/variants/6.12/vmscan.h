@@ -2,7 +2,7 @@
 /*
  * guestmm_klp, variant 6.12: what the unmapped page cache control
  * (unmapped.c, unmapped_walk.c) needs from mm/vmscan.c and from header
- * inlines that reference unexported symbols (issue 14).
+ * inlines that reference unexported symbols.
  *
  * Everything here mirrors Debian's 6.12.95-1~bpo12+1 source (the MIRROR file
  * hashes each item).  Deviations from the original are marked
