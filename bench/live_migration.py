@@ -17,14 +17,8 @@ so the Rss is what the guest's pages cost in 4 KiB pages.  The RAM size
 is 8 KiB over 1 GiB because QEMU 7.2 under TCG corrupts migrations of
 RAM of a multiple of 256 KiB (docs/balloon.md, "Live migration").
 """
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "tests", "lib"))
-
-import migration  # noqa: E402
-import residency  # noqa: E402
+import migration  # tests/lib: bench/run puts it on sys.path
+import residency
 
 MIB = 1 << 20
 BALLOON = {"deflate-on-oom": "on", "free-page-reporting": "on"}

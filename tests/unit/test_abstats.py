@@ -1,11 +1,5 @@
 """The A/B comparison that klp_compaction_vs_stock asserts with."""
-import os
-import sys
-
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
-
-from abstats import exact_u_tail, mann_whitney_u, not_systematically_below  # noqa: E402
+from abstats import exact_u_tail, mann_whitney_u, not_systematically_below
 
 
 def test_u_counts_pairs_and_ties():

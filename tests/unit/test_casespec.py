@@ -3,15 +3,12 @@ read once and checked, so a misspelt or mistyped setting is an error
 naming the case instead of a default silently used."""
 import glob
 import os
-import sys
 import types
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "scripts", "guest"))
-sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
+import casespec
+import guest
 
-import casespec  # noqa: E402
-import guest  # noqa: E402
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def module(**consts):

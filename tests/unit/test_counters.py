@@ -7,13 +7,11 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
+import promfmt
 
-import promfmt  # noqa: E402
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 LABELS = ("kind", "status", "result", "order", "prio", "migratetype", "mode")
 ROW_MAPS = {table: row for _, table, row in promfmt.MAPS if row}

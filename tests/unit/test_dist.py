@@ -5,14 +5,12 @@ import glob
 import os
 import re
 import subprocess
-import sys
 import tarfile
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "scripts", "guest"))
+import debimage
 
-import debimage  # noqa: E402
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def dist_names():

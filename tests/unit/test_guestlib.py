@@ -1,15 +1,11 @@
 """Host-side unit tests for the guest harness's pure functions."""
 import lzma
 import os
-import sys
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "scripts", "guest"))
-
-import extract_vmlinux  # noqa: E402
-import guest  # noqa: E402
-import mkinitramfs  # noqa: E402
+import extract_vmlinux
+import guest
+import mkinitramfs
 
 
 def test_kernel_problems_catches_each_kind():

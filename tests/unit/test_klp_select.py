@@ -11,12 +11,11 @@ the ones built (identity.c refuses any other build)."""
 import os
 import re
 import subprocess
-import sys
 import tempfile
 
+from klplib import build_livepatch_copy
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
-from klplib import build_livepatch_copy  # noqa: E402
 SELECT = os.path.join(TOP, "livepatch", "select-variant")
 BUILDS_H = os.path.join(TOP, "livepatch", "builds-h")
 HEADER = "# release\tuts_version\tbuild_id\tcompaction\treclaim\tcompiler\n"

@@ -4,15 +4,10 @@ import ctypes
 import mmap
 import os
 import shutil
-import sys
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "scripts", "guest"))
-sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
-
-import guest  # noqa: E402
-import residency  # noqa: E402
+import guest
+import residency
 
 
 def make_guest(**kw):

@@ -4,12 +4,10 @@ bpf_prometheus compares it with."""
 import math
 import os
 import re
-import sys
+
+import promfmt
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
-
-import promfmt  # noqa: E402
 
 GOOD = """\
 # HELP guestmm_compact_passes_ended_total Compaction passes ended
