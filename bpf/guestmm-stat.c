@@ -10,6 +10,9 @@
  *   guestmm-stat watch [-i SEC] [-c N]   per-interval deltas
  *   guestmm-stat reset      zero every counter and histogram
  *   guestmm-stat unload     remove the pins; the probes detach
+ *   guestmm-stat status [-j]
+ *                           which balloon driver, livepatch (or why not)
+ *                           and probes this kernel runs
  *
  * Counting continues after `load` exits because the links are pinned.
  * The maps are plain BTF-typed arrays, so bpftool reads them too:
@@ -49,16 +52,20 @@ static const char argp_doc[] =
 "  watch     print per-interval deltas every -i SEC seconds (-c N times)\n"
 "  reset     zero all counters and histograms\n"
 "  unload    remove the pins; the probes detach\n"
+"  status    which driver has the balloon, whether the livepatch is enabled\n"
+"            and its features (if not, why: /usr/lib/guestmm/klp-check),\n"
+"            whether the probes are loaded (-j: JSON); exit 0 whatever it finds\n"
 "\n"
 "EXAMPLES:\n"
 "  guestmm-stat load\n"
 "  guestmm-stat show -j\n"
+"  guestmm-stat status\n"
 "  guestmm-stat show -o prometheus\n"
 "  guestmm-stat watch -i 5\n"
 "  bpftool map dump pinned " GUESTMM_PIN_DIR "/compact\n";
 
 static const struct argp_option opts[] = {
-	{ "json", 'j', NULL, 0, "JSON output (show, watch); same as -o json", 0 },
+	{ "json", 'j', NULL, 0, "JSON output (show, watch, status); same as -o json", 0 },
 	{ "output", 'o', "FORMAT", 0,
 	  "Output format: table (default), json (as -j) or prometheus "
 	  "(show only: the Prometheus text format 0.0.4)", 0 },
@@ -203,6 +210,9 @@ int main(int argc, char **argv)
 		return cmd_reset();
 	if (!strcmp(env.cmd, "unload"))
 		return cmd_unload();
-	err("unknown command '%s' (load, show, watch, reset, unload; -h for help)", env.cmd);
+	if (!strcmp(env.cmd, "status"))
+		return cmd_status();
+	err("unknown command '%s' (load, show, watch, reset, unload, status; -h for help)",
+	    env.cmd);
 	return 1;
 }

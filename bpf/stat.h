@@ -13,6 +13,8 @@
  *   stat_json.c        show -j (json-c); JSON lines for watch -j
  *   stat_prom.c        show -o prometheus
  *   stat_watch.c       watch
+ *   stat_status.c      status: balloon driver, livepatch (and why not),
+ *                      probes
  */
 #ifndef GUESTMM_STAT_H
 #define GUESTMM_STAT_H
@@ -220,5 +222,8 @@ int json_print(struct json_object *o);
 
 /* stat_watch.c */
 int cmd_watch(void);
+
+/* stat_status.c */
+int cmd_status(void);
 
 #endif /* GUESTMM_STAT_H */
