@@ -24,18 +24,24 @@ times, major faults and pgpgin are the re-reads of what the idle phase
 gave back.
 
 Figures:
-- rss_peak_mib: the highest QEMU RSS from the burst's start on.
-- half_s, the time to halve the host working set: from the sample of the
-  RSS peak to the first sample at or below halfway between the peak and
-  rss_base, (peak + base) / 2; WATCH_S (plus the burst's time after the
-  peak) when it never gets there.
+- rss_peak_mib: the burst's peak, the highest QEMU RSS from the burst's
+  start to its end.  (The idle guest's RSS then still creeps up by tens
+  of MiB as QEMU's TCG translation cache grows.)
+- half_s, the time to halve the host working set: from the burst's end
+  (the guest goes idle) to the first sample at or below halfway between
+  the peak and rss_base, (peak + base) / 2; the watch's length, with
+  half_reached 0, when it never gets there.
+- held_10s/30s/60s_mib: QEMU's RSS above rss_base 10, 30, 60 s after the
+  burst: what the burst left with the host.  A variant that keeps memory
+  from reaching the host during the burst (the unmapped control) has a
+  low peak and little to return; this figure compares all variants.
 - returnable_mib: what the guest could give back at the end of the
   burst: MemFree + unmapped page cache above 10 % of MemTotal (unmapped
   = nr_active_file + nr_inactive_file - nr_mapped, as
   unmapped_host_return).  MemFree counts pages the host never backed (or
   had back already), so the share can stay below 100 % even when all
   was given back; returned_*_mib gives the absolute drop.
-- returned_10s/30s/60s_pct: QEMU's RSS drop from the peak 10, 30, 60 s
+- returned_10s/30s/60s_pct: QEMU's RSS drop from the burst's peak 10, 30, 60 s
   after the burst's end, in % of returnable_mib (with a watch shorter
   than 60 s the last sample stands for the later points).
 - The guest's cost: both bursts' build wall time and guest CPU busy time
@@ -52,6 +58,13 @@ Variants:
   (modprobe.blacklist=virtio_balloon), as the package's modprobe.d does.
 - guestmm-unmapped: guestmm_balloon + guestmm_klp_trace and guestmm_klp
   with unmapped_page_control=1 max_unmapped_ratio=10.
+- stock-proactive and guestmm-unmapped-proactive: stock, and guestmm
+  with the unmapped control, with vm.compaction_proactiveness=90 (the
+  default is 20).  Proactive compaction stops once the node's
+  fragmentation score is below 100 - proactiveness, that is once 80 %
+  (default) or 10 % (90) of free memory is outside whole 2 MiB blocks;
+  free page reporting returns only whole blocks, so memory freed in 4 KiB
+  holes after a burst stays with the host until compaction gathers it.
 - damon-reclaim (6.12 only; Debian's 6.1 config lacks DAMON_RECLAIM):
   stock + /sys/module/damon_reclaim/parameters/ set before enabled=Y:
   min_age=10000000 (10 s without access; the default 120 s is the whole
@@ -109,6 +122,8 @@ KLP = ["guestmm_klp", "guestmm_klp_trace", "guestmm_balloon"]
 # run (6.12.95, vp_del_vq() from virtballoon_remove(), NULL list entry).
 GMM_GUEST = dict(GUEST, append="modprobe.blacklist=virtio_balloon")
 
+PROACTIVE = [("vm/compaction_proactiveness", 90)]
+
 # Written in this order before enabled=Y (see the docstring for why).
 DAMON = [("min_age", 10000000), ("quota_ms", 100),
          ("quota_sz", 256 * MIB), ("wmarks_interval", 1000000),
@@ -132,6 +147,15 @@ VARIANTS = [
          balloon="guestmm_balloon",
          klp="unmapped_page_control=1 max_unmapped_ratio=%d" % RATIO,
          needs=KLP),
+    # The kernel's own compaction asked to keep 90 % of free memory in
+    # whole 2 MiB blocks instead of 20 % (wmark_low = 100 - proactiveness):
+    # free page reporting hands back only whole blocks.
+    dict(name="stock-proactive", guest=GUEST, balloon="virtio_balloon",
+         sysctl=PROACTIVE),
+    dict(name="guestmm-unmapped-proactive", guest=GMM_GUEST,
+         balloon="guestmm_balloon",
+         klp="unmapped_page_control=1 max_unmapped_ratio=%d" % RATIO,
+         sysctl=PROACTIVE, needs=KLP),
     dict(name="damon-reclaim", guest=GUEST, balloon="virtio_balloon",
          damon=DAMON, kernels=("6.12",)),
     dict(name="memory-reclaim", guest=GUEST, balloon="virtio_balloon",
@@ -143,10 +167,15 @@ METRICS = [
     ("rss_peak_mib", "QEMU RSS peak, MiB", "info"),
     ("returnable_mib", "returnable at the burst's end (free + unmapped "
      "cache above 10 %), MiB", "info"),
-    ("half_s", "s from the RSS peak to half the working set back",
-     "lower"),
-    ("returned_10s_pct", "RSS drop 10 s after the burst, % of returnable",
-     "higher"),
+    ("half_s", "s from the burst's end to half the burst's growth back "
+     "(the watch's length if never)", "lower"),
+    ("half_reached", "1 if half came back within the watch", "higher"),
+    ("held_10s_mib", "RSS above the pre-burst baseline 10 s after the "
+     "burst, MiB", "lower"),
+    ("held_30s_mib", "... 30 s after, MiB", "lower"),
+    ("held_60s_mib", "... 60 s after, MiB", "lower"),
+    ("returned_10s_pct", "RSS drop from the burst's peak 10 s after it, "
+     "% of returnable", "higher"),
     ("returned_30s_pct", "... 30 s after, %", "higher"),
     ("returned_60s_pct", "... 60 s after, %", "higher"),
     ("returned_60s_mib", "RSS drop 60 s after the burst, MiB", "higher"),
@@ -240,6 +269,8 @@ def setup(g, variant):
         g.sh("i=0; while [ \"$(cat /sys/kernel/livepatch/guestmm_klp/"
              "transition)\" = 1 ]; do sleep 1; i=$((i+1)); "
              "[ $i -lt 120 ] || exit 1; done", timeout=150)
+    for k, v in variant.get("sysctl", ()):
+        g.sh("echo %s > /proc/sys/%s" % (v, k))
     for k, v in variant.get("damon", ()):
         g.sh("echo %s > /sys/module/damon_reclaim/parameters/%s" % (v, k))
     if variant.get("loop"):
@@ -352,24 +383,7 @@ def measure(g, variant):
              "2>/dev/null; [ ! -f /root/reclaim.pid ] || "
              "kill $(cat /root/reclaim.pid); true")
 
-    rss = [(t - t_burst, m) for t, m in sampler.samples]
-    watch = [(t, m) for t, m in rss if 0 <= t <= t_watch - t_burst]
-    t_peak, peak = max(watch, key=lambda s: s[1])
-    half = (peak + base) / 2.0
-    after = [t for t, m in watch if t >= t_peak and m <= half]
-    burst_s = t_end - t_burst
-    half_s = (after[0] if after else burst_s + WATCH_S) - t_peak
-
-    def drop_at(s):
-        """RSS drop from the peak s seconds after the burst's end (the
-        last sample of the watch when it is shorter)."""
-        at = [m for t, m in watch if t <= burst_s + min(s, WATCH_S)]
-        return peak - at[-1]
-
-    res = {"rss_base_mib": round(base), "rss_peak_mib": round(peak),
-           "returnable_mib": round(returnable), "half_s": round(half_s, 1),
-           "returned_60s_mib": round(drop_at(60)),
-           "rss_end_mib": round(watch[-1][1]),
+    res = {"rss_base_mib": round(base), "returnable_mib": round(returnable),
            "build1_s": b1["build_s"], "build2_s": b2["build_s"],
            "busy1_s": b1["busy_s"], "busy2_s": b2["busy_s"],
            "read1_s": b1["read_s"], "read2_s": b2["read_s"],
@@ -377,15 +391,48 @@ def measure(g, variant):
            "majflt_total": c_fin["pgmajfault"] - c_start["pgmajfault"],
            "work_s": round(b1["build_s"] + b2["build_s"] + b1["read_s"] +
                            b2["read_s"], 2)}
-    for s in (10, 30, 60):
-        res["returned_%ds_pct" % s] = round(100.0 * drop_at(s) /
-                                            max(returnable, 1.0), 1)
     # Not a metric: the time series for the plot and the .json (bench/run
-    # prints and tabulates only numbers).
-    res["series"] = {"burst_s": round(burst_s, 2),
-                     "rss": [(round(t, 2), round(m, 1)) for t, m in rss],
+    # prints and tabulates only numbers), and what figures() reads.
+    res["series"] = {"burst_s": round(t_end - t_burst, 2),
+                     "watch_s": round(t_watch - t_end, 2),
+                     "rss": [(round(t - t_burst, 2), round(m, 1))
+                             for t, m in sampler.samples],
                      "guest": guest}
+    refigure(res)
     return res
+
+
+def refigure(res):
+    """The RSS figures of a result, from its series (bench/run --rereport
+    calls this again on a stored result).  t = 0 is the burst's start; the
+    burst's peak is the highest RSS until the burst's end, and every
+    'after' figure counts from the burst's end, when the guest goes idle.
+    (The idle guest's RSS also creeps up by tens of MiB: QEMU's TCG
+    translation cache grows.  So the highest RSS of the whole watch is not
+    the burst's.)"""
+    s = res["series"]
+    end, watch = s["burst_s"], s.get("watch_s", WATCH_S)
+    rss = [(t, m) for t, m in s["rss"] if 0 <= t <= end + watch]
+    base = res["rss_base_mib"]
+    peak = max(m for t, m in rss if t <= end)
+    half = (peak + base) / 2.0
+    after = [t for t, m in rss if t >= end and m <= half]
+    # Not reached within the watch: the watch's length, and half_reached 0.
+    res["half_s"] = round((after[0] - end) if after else watch, 1)
+    res["half_reached"] = 1 if after else 0
+
+    def at(sec):
+        """RSS sec seconds after the burst's end (the watch's last sample
+        when the watch is shorter)."""
+        return [m for t, m in rss if t <= end + min(sec, watch)][-1]
+
+    res["rss_peak_mib"] = round(peak)
+    res["rss_end_mib"] = round(rss[-1][1])
+    res["returned_60s_mib"] = round(peak - at(60))
+    for sec in (10, 30, 60):
+        res["returned_%ds_pct" % sec] = round(
+            100.0 * (peak - at(sec)) / max(res["returnable_mib"], 1.0), 1)
+        res["held_%ds_mib" % sec] = round(at(sec) - base)
 
 
 def med(data, name, key):
