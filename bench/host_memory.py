@@ -58,6 +58,10 @@ Variants:
   (modprobe.blacklist=virtio_balloon), as the package's modprobe.d does.
 - guestmm-unmapped: guestmm_balloon + guestmm_klp_trace and guestmm_klp
   with unmapped_page_control=1 max_unmapped_ratio=10.
+- guestmm-unmapped-late: as guestmm-unmapped, but the control is
+  turned on only at the burst's end, when the guest goes idle (an
+  operator's or an agent's switch): what comes back of a cache already
+  in place.
 - stock-proactive and guestmm-unmapped-proactive: stock, and guestmm
   with the unmapped control, with vm.compaction_proactiveness=90 (the
   default is 20).  Proactive compaction stops once the node's
@@ -85,9 +89,10 @@ Variants:
   for an idle CPU, so it also runs during the build.
 
 Goals (report()): >= 80 % of the returnable memory back within 10 s;
-half the working set back in <= 1/3 of stock's time; slowdown <= 2 %;
-more returned (RSS drop at 60 s) than DAMON_RECLAIM at equal or lower
-slowdown.
+half of stock's working set back in <= 1/3 of stock's time (the time
+after the burst until RSS is at or below halfway between stock's peak
+and the variant's own baseline); slowdown <= 2 %; less held at 60 s
+(held_60s_mib) than DAMON_RECLAIM at equal or lower slowdown.
 """
 import os
 import statistics
@@ -147,6 +152,10 @@ VARIANTS = [
          balloon="guestmm_balloon",
          klp="unmapped_page_control=1 max_unmapped_ratio=%d" % RATIO,
          needs=KLP),
+    dict(name="guestmm-unmapped-late", guest=GMM_GUEST,
+         balloon="guestmm_balloon", late=True,
+         klp="unmapped_page_control=0 max_unmapped_ratio=%d" % RATIO,
+         needs=KLP),
     # The kernel's own compaction asked to keep 90 % of free memory in
     # whole 2 MiB blocks instead of 20 % (wmark_low = 100 - proactiveness):
     # free page reporting hands back only whole blocks.
@@ -174,6 +183,11 @@ METRICS = [
      "burst, MiB", "lower"),
     ("held_30s_mib", "... 30 s after, MiB", "lower"),
     ("held_60s_mib", "... 60 s after, MiB", "lower"),
+    ("ram_base_mib", "guest RAM backed by the host before the burst "
+     "(its mapping alone), MiB", "info"),
+    ("ram_held_10s_mib", "guest RAM backed above that 10 s after the "
+     "burst, MiB", "lower"),
+    ("ram_held_60s_mib", "... 60 s after, MiB", "lower"),
     ("returned_10s_pct", "RSS drop from the burst's peak 10 s after it, "
      "% of returnable", "higher"),
     ("returned_30s_pct", "... 30 s after, %", "higher"),
@@ -285,19 +299,27 @@ def rss_mib(g):
     return g.qemu_memory()["Rss"] / 1024.0
 
 
+def ram_mib(g):
+    return g.ram_memory()["Rss"] / 1024.0
+
+
 class RssSampler(threading.Thread):
     """QEMU's RSS every POLL_S s from the host (no guest involvement),
-    as (host monotonic time, MiB), until stop()."""
+    as (host monotonic time, MiB), until stop(); and in ram, the same for
+    the guest's RAM mapping alone (Guest.ram_memory())."""
 
     def __init__(self, g):
         super().__init__(daemon=True)
         self.g, self.samples, self.done = g, [], threading.Event()
+        self.ram = []
 
     def run(self):
         t = time.monotonic()
         while not self.done.is_set():
             try:
-                self.samples.append((time.monotonic(), rss_mib(self.g)))
+                now = time.monotonic()
+                self.samples.append((now, rss_mib(self.g)))
+                self.ram.append((now, ram_mib(self.g)))
             except OSError:
                 break                   # QEMU gone
             t += POLL_S
@@ -359,6 +381,10 @@ def measure(g, variant):
     t_burst = time.monotonic()
     b1 = burst(g)
     t_end = time.monotonic()
+    if variant.get("late"):
+        # The control turned on as the guest goes idle: what comes back of
+        # a burst's cache once it is in place.
+        g.sh("echo 1 > %sunmapped_page_control" % PAR)
     c_end = counters(g)
     total = c_end["MemTotal"] / 1024.0
     returnable = (c_end["MemFree"] / 1024.0 +
@@ -397,6 +423,8 @@ def measure(g, variant):
                      "watch_s": round(t_watch - t_end, 2),
                      "rss": [(round(t - t_burst, 2), round(m, 1))
                              for t, m in sampler.samples],
+                     "ram": [(round(t - t_burst, 2), round(m, 1))
+                             for t, m in sampler.ram],
                      "guest": guest}
     refigure(res)
     return res
@@ -426,6 +454,17 @@ def refigure(res):
         when the watch is shorter)."""
         return [m for t, m in rss if t <= end + min(sec, watch)][-1]
 
+    if s.get("ram"):
+        # The guest's RAM alone: without QEMU's own growth (TCG's
+        # translation buffer), which moves the RSS figures by hundreds
+        # of MiB between boots.
+        ram = [(t, m) for t, m in s["ram"] if 0 <= t <= end + watch]
+        ram0 = [m for t, m in ram if t <= 0] or [ram[0][1]]
+        res["ram_base_mib"] = round(ram0[-1])
+        for sec in (10, 60):
+            res["ram_held_%ds_mib" % sec] = round(
+                [m for t, m in ram if t <= end + min(sec, watch)][-1] -
+                ram0[-1])
     res["rss_peak_mib"] = round(peak)
     res["rss_end_mib"] = round(rss[-1][1])
     res["returned_60s_mib"] = round(peak - at(60))
@@ -439,34 +478,61 @@ def med(data, name, key):
     return statistics.median(r[key] for r in data[name])
 
 
+def below_s(res, level):
+    """Seconds from the burst's end until QEMU's RSS is at or below
+    level MiB (0 if it already is), or None within the watch."""
+    sr = res["series"]
+    end, watch = sr["burst_s"], sr.get("watch_s", WATCH_S)
+    after = [t for t, m in sr["rss"] if end <= t <= end + watch and
+             m <= level]
+    return round(after[0] - end, 1) if after else None
+
+
 def goals(abi, names, data):
-    """Markdown lines: which of issue 25's goals each variant meets."""
-    lines = ["Goals on %s (medians; stock is the baseline):" % abi, ""]
+    """Markdown lines: which of the benchmark's goals each variant meets.
+    'Half the working set' is stock's: the time after the burst until a
+    variant's RSS is at or below halfway between stock's peak and its own
+    baseline, so that a variant whose burst never reached the host counts
+    as having halved it at once; stock's own time is half_s, the watch's
+    length when it never got there.  'More returned than DAMON_RECLAIM'
+    compares held_60s_mib: what the host still holds for the guest 60 s
+    after the burst, lower is more memory with the host."""
+    lines = ["Goals on %s (first repetition for times; stock is the "
+             "baseline):" % abi, ""]
     damon = "damon-reclaim" if "damon-reclaim" in names else None
     sb = med(data, "stock", "work_s") if "stock" in names else None
+    stock = data["stock"][0] if "stock" in names else None
     for n in names:
         slow = 100.0 * (med(data, n, "work_s") / sb - 1) if sb else None
         g = ["10 s: %.1f %% of returnable back (goal >= 80 %%): %s" % (
             med(data, n, "returned_10s_pct"),
             "met" if med(data, n, "returned_10s_pct") >= 80 else "not met")]
         if n == "stock":
-            lines.append("- `%s`: %s" % (n, g[0]))
+            g.append("half its working set back %s" % (
+                "in %.1f s" % stock["half_s"] if stock["half_reached"]
+                else "not within the %.0f s watch" % stock["half_s"]))
+            lines.append("- `%s`: %s" % (n, "; ".join(g)))
             continue
-        if sb:
-            hs, hn = med(data, "stock", "half_s"), med(data, n, "half_s")
-            g.append("half the working set back in %.1f s, stock %.1f s "
+        if stock:
+            r = data[n][0]
+            t = below_s(r, (stock["rss_peak_mib"] + r["rss_base_mib"]) / 2.0)
+            hs = stock["half_s"]
+            g.append("half of stock's working set back %s, stock %s%.0f s "
                      "(goal <= 1/3 of stock's): %s" % (
-                         hn, hs, "met" if hn <= hs / 3.0 else "not met"))
+                         "in %.1f s" % t if t is not None else "never",
+                         "" if stock["half_reached"] else ">= ", hs,
+                         "met" if t is not None and t <= hs / 3.0
+                         else "not met"))
             g.append("slowdown %+.1f %% in builds + reads (goal <= 2 %%): "
                      "%s" % (slow, "met" if slow <= 2 else "not met"))
         if damon and n != damon and sb:
             ds = 100.0 * (med(data, damon, "work_s") / sb - 1)
-            rn = med(data, n, "returned_60s_mib")
-            rd = med(data, damon, "returned_60s_mib")
-            g.append("returned at 60 s %d MiB vs DAMON_RECLAIM's %d at "
+            hn = med(data, n, "held_60s_mib")
+            hd = med(data, damon, "held_60s_mib")
+            g.append("held at 60 s %d MiB vs DAMON_RECLAIM's %d at "
                      "slowdown %+.1f %% vs %+.1f %%: %s" % (
-                         rn, rd, slow, ds,
-                         "met" if rn > rd and slow <= ds else "not met"))
+                         hn, hd, slow, ds,
+                         "met" if hn < hd and slow <= ds else "not met"))
         elif not damon:
             g.append("vs DAMON_RECLAIM: not measured (not run on this "
                      "kernel or not selected)")
