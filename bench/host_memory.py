@@ -543,22 +543,30 @@ def goals(abi, names, data):
 def plot_rss(names, data):
     """Host RSS over time, all variants in one plot (first repetition),
     t = 0 at the burst's start; returns the PNG's name or None."""
+    return plot_lines("host_memory_rss",
+                      "QEMU RSS, burst from t = 0 (first repetition)",
+                      [(n, data[n][0]["series"]["rss"]) for n in names])
+
+
+def plot_lines(stem, title, lines):
+    """One plot, MiB over s, a line per (title, [(t, MiB)]) in lines, as
+    stem.png beside the report; returns the PNG's name or None."""
     out = os.environ["GUESTMM_BENCH_OUT"]      # set by bench/run
-    dat = os.path.join(out, "host_memory_rss.dat")
+    dat = os.path.join(out, stem + ".dat")
     with open(dat, "w") as f:
-        for n in names:
-            for t, m in data[n][0]["series"]["rss"]:
+        for _, points in lines:
+            for t, m in points:
                 f.write("%s %s\n" % (t, m))
             f.write("\n\n")
-    png = "host_memory_rss.png"
+    png = stem + ".png"
     gp = ['set terminal pngcairo size 900,500 font ",9"',
           'set output "%s"' % os.path.join(out, png),
-          'set title "QEMU RSS, burst from t = 0 (first repetition)"',
+          'set title "%s"' % title,
           'set xlabel "s"', 'set ylabel "MiB"', "set grid",
           "set termoption noenhanced", "set key outside right"]
     gp.append("plot " + ", ".join(
         '"%s" index %d using 1:2 with lines title "%s"' % (dat, i, n)
-        for i, n in enumerate(names)))
+        for i, (n, _) in enumerate(lines)))
     return gnuplot(gp, png)
 
 

@@ -164,26 +164,14 @@ def measure(g, variant):
 
 def plot_total(names, data):
     """Both guests' RAM backed, summed over time, one line per variant."""
-    out = os.environ["GUESTMM_BENCH_OUT"]      # set by bench/run
-    dat = os.path.join(out, "host_memory_pair.dat")
-    with open(dat, "w") as f:
-        for n in names:
-            s = data[n][0]["series"]
-            for t, m in s["a"]:
-                f.write("%s %s\n" % (t, m + at(s["b"], t)
-                                     if t >= s["b"][0][0] else m))
-            f.write("\n\n")
-    png = "host_memory_pair.png"
-    gp = ['set terminal pngcairo size 900,500 font ",9"',
-          'set output "%s"' % os.path.join(out, png),
-          'set title "RAM backed of two guests, summed; A bursts at 0, B '
-          'after A\'s watch (first repetition)"',
-          'set xlabel "s"', 'set ylabel "MiB"', "set grid",
-          "set termoption noenhanced", "set key outside right"]
-    gp.append("plot " + ", ".join(
-        '"%s" index %d using 1:2 with lines title "%s"' % (dat, i, n)
-        for i, n in enumerate(names)))
-    return hm.gnuplot(gp, png)
+    lines = []
+    for n in names:
+        s = data[n][0]["series"]
+        lines.append((n, [(t, m + at(s["b"], t) if t >= s["b"][0][0]
+                           else m) for t, m in s["a"]]))
+    return hm.plot_lines("host_memory_pair", "RAM backed of two guests, "
+                         "summed; A bursts at 0, B after A's watch (first "
+                         "repetition)", lines)
 
 
 def report(abi, variants, data):
