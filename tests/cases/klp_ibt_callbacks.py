@@ -15,7 +15,9 @@ import subprocess
 from elfmini import Elf, SHT_NOBITS
 from klplib import CALLBACKS
 
-GUEST = dict(mem=512, balloon=None, append="nokaslr")
+# One TCG thread: the livepatch transition patches live text (see
+# rel_security).
+GUEST = dict(mem=512, balloon=None, append="nokaslr", tcg_single=True)
 KERNELS = ("6.12",)
 LIGHT = True
 
