@@ -185,7 +185,7 @@ def report(abi, variants, data):
                                hm.med(data, n, "burst_peak_mib")))
     png = plot_total(names, data)
     if png:
-        lines += ["", "![both guests' RSS over time](%s)" % png]
-    lines.append("Per-guest RSS series are in host_memory_pair.json "
+        lines += ["", "![both guests' RAM backed over time](%s)" % png]
+    lines.append("Per-guest RAM series are in host_memory_pair.json "
                  "(`series`).")
     return lines
