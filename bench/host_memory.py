@@ -104,6 +104,7 @@ import time
 import debimage
 import workloads
 from hostreturn import rss_settled
+from klplib import wait_transition
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIB = 1 << 20
@@ -280,9 +281,7 @@ def setup(g, variant):
     if variant.get("klp"):
         g.sh("insmod %s/guestmm_klp_trace.ko && insmod %s/guestmm_klp.ko "
              "%s" % (KO, KO, variant["klp"]))
-        g.sh("i=0; while [ \"$(cat /sys/kernel/livepatch/guestmm_klp/"
-             "transition)\" = 1 ]; do sleep 1; i=$((i+1)); "
-             "[ $i -lt 120 ] || exit 1; done", timeout=150)
+        wait_transition(g, timeout=120)
     for k, v in variant.get("sysctl", ()):
         g.sh("echo %s > /proc/sys/%s" % (v, k))
     for k, v in variant.get("damon", ()):
@@ -440,38 +439,37 @@ def refigure(res):
     the burst's.)"""
     s = res["series"]
     end, watch = s["burst_s"], s.get("watch_s", WATCH_S)
-    rss = [(t, m) for t, m in s["rss"] if 0 <= t <= end + watch]
     base = res["rss_base_mib"]
-    peak = max(m for t, m in rss if t <= end)
-    half = (peak + base) / 2.0
-    after = [t for t, m in rss if t >= end and m <= half]
+    peak = max(m for t, m in s["rss"] if 0 <= t <= end)
+    half = below_s(res, (peak + base) / 2.0)
     # Not reached within the watch: the watch's length, and half_reached 0.
-    res["half_s"] = round((after[0] - end) if after else watch, 1)
-    res["half_reached"] = 1 if after else 0
-
-    def at(sec):
-        """RSS sec seconds after the burst's end (the watch's last sample
-        when the watch is shorter)."""
-        return [m for t, m in rss if t <= end + min(sec, watch)][-1]
-
+    res["half_s"] = round(watch, 1) if half is None else half
+    res["half_reached"] = 0 if half is None else 1
     if s.get("ram"):
         # The guest's RAM alone: without QEMU's own growth (TCG's
         # translation buffer), which moves the RSS figures by hundreds
         # of MiB between boots.
-        ram = [(t, m) for t, m in s["ram"] if 0 <= t <= end + watch]
-        ram0 = [m for t, m in ram if t <= 0] or [ram[0][1]]
-        res["ram_base_mib"] = round(ram0[-1])
+        ram0 = sample_at(s["ram"], 0)
+        res["ram_base_mib"] = round(ram0)
         for sec in (10, 60):
             res["ram_held_%ds_mib" % sec] = round(
-                [m for t, m in ram if t <= end + min(sec, watch)][-1] -
-                ram0[-1])
+                sample_at(s["ram"], end + min(sec, watch)) - ram0)
     res["rss_peak_mib"] = round(peak)
-    res["rss_end_mib"] = round(rss[-1][1])
-    res["returned_60s_mib"] = round(peak - at(60))
+    res["rss_end_mib"] = round(sample_at(s["rss"], end + watch))
+    res["returned_60s_mib"] = round(
+        peak - sample_at(s["rss"], end + min(60, watch)))
     for sec in (10, 30, 60):
+        rss = sample_at(s["rss"], end + min(sec, watch))
         res["returned_%ds_pct" % sec] = round(
-            100.0 * (peak - at(sec)) / max(res["returnable_mib"], 1.0), 1)
-        res["held_%ds_mib" % sec] = round(at(sec) - base)
+            100.0 * (peak - rss) / max(res["returnable_mib"], 1.0), 1)
+        res["held_%ds_mib" % sec] = round(rss - base)
+
+
+def sample_at(points, t):
+    """The MiB of the last (t, MiB) sample at or before t (the first
+    sample if none is)."""
+    before = [m for when, m in points if when <= t]
+    return before[-1] if before else points[0][1]
 
 
 def med(data, name, key):

@@ -36,9 +36,9 @@ variants; only unmapped_page_control differs.
 import re
 import statistics
 
+from klplib import um_stats, wait_transition
 from workloads import guest_seconds, modprobe_klp
 
-MIB = 1 << 20
 
 GUEST = dict(mem=1024, smp=2, numa=2, balloon=None, disk_mb=1400,
              tcg_single=True)
@@ -81,12 +81,6 @@ METRICS = [
 ]
 
 PAR = "/sys/module/guestmm_klp/parameters"
-UM = "/sys/kernel/debug/guestmm_klp/unmapped"
-
-
-def um_stats(g):
-    return {k: int(v) for k, v in (l.split() for l in
-                                   g.sh("cat " + UM).splitlines())}
 
 
 def node_file_mib(g, node):
@@ -186,9 +180,7 @@ def measure(g, variant):
          "dd if=/dev/zero of=/mnt/${f%%:*} bs=1M count=${f#*:} "
          "conv=fsync 2>/dev/null; done; sync", timeout=900)
     modprobe_klp(g)
-    g.sh("i=0; while [ \"$(cat /sys/kernel/livepatch/guestmm_klp/"
-         "transition)\" = 1 ]; do sleep 1; i=$((i+1)); "
-         "[ $i -lt 120 ] || exit 1; done", timeout=150)
+    wait_transition(g, timeout=120)
     res = {}
     fast_path(g, res)
     g.sh("echo %d > %s/unmapped_page_control" % (variant["control"], PAR))
