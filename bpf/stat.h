@@ -75,6 +75,7 @@ int count_dir(const char *dir, const char *prefix);
 int remove_pins(void);
 int make_private_dir(const char *dir);
 int link_names(char names[][NAME_MAX + 1], int max);
+int cmp_name(const void *a, const void *b);
 
 /* stat_load.c */
 int cmd_load(void);

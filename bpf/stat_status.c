@@ -111,12 +111,6 @@ static void add_reason(struct status *st, const char *fmt, ...)
 /* ------------------------------------------------------------------ */
 /* balloon                                                             */
 
-/* strcmp() of two names, or of two structs that begin with one */
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
 static void read_balloon(struct status *st)
 {
 	char path[PATH_MAX], buf[PATH_MAX];

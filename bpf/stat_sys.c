@@ -177,7 +177,8 @@ int make_private_dir(const char *dir)
 	return 0;
 }
 
-static int cmp_name(const void *a, const void *b)
+/* strcmp() of two names, or of two structs that begin with one (qsort) */
+int cmp_name(const void *a, const void *b)
 {
 	return strcmp(a, b);
 }
