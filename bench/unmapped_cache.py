@@ -19,6 +19,8 @@ reading it from the host's cache.
 """
 import time
 
+from klplib import um_stats
+
 MIB = 1 << 20
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=["virtio_balloon"],
@@ -71,11 +73,6 @@ def psi_some_us(g):
 
 def allocstall(vm):
     return sum(v for k, v in vm.items() if k.startswith("allocstall_"))
-
-
-def um_stats(g):
-    return {k: int(v) for k, v in (l.split() for l in g.sh(
-        "cat /sys/kernel/debug/guestmm_klp/unmapped").splitlines())}
 
 
 def measure(g, variant):

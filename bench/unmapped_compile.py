@@ -44,6 +44,7 @@ import statistics
 
 import debimage
 import workloads
+from klplib import um_stats
 
 GUEST = dict(mem=1024, smp=1, icount=0, balloon={}, boot_timeout=900)
 # UNMAPPED_COMPILE_ROUNDS / _MODES (e.g. "off,ratio10") run a shorter
@@ -52,7 +53,6 @@ ROUNDS = int(os.environ.get("UNMAPPED_COMPILE_ROUNDS", 3))
 REPS = 1            # the repetitions are the ROUNDS inside one boot
 SRC = None          # the unpacked source in the guest (guest_config)
 PAR = "/sys/module/guestmm_klp/parameters/"
-UM = "/sys/kernel/debug/guestmm_klp/unmapped"
 # name, max_unmapped_ratio (None: control off)
 MODES = [("off", None), ("ratio10", 10), ("ratio5", 5), ("ratio2", 2)]
 if os.environ.get("UNMAPPED_COMPILE_MODES"):
@@ -138,11 +138,6 @@ def timed_build(g):
     return times + (busy / 100.0, ksw / 100.0)      # USER_HZ
 
 
-def um(g):
-    return {k: int(v) for k, v in (l.split() for l in
-                                   g.sh("cat " + UM).splitlines())}
-
-
 def read_sectors(g):
     """Sectors read from the root disk so far (/proc/diskstats)."""
     for line in g.sh("cat /proc/diskstats").splitlines():
@@ -171,9 +166,9 @@ def measure(g, variant):
             if ratio:
                 g.sh("echo %d > %smax_unmapped_ratio" % (ratio, PAR))
             g.sh("echo %d > %sunmapped_page_control" % (bool(ratio), PAR))
-            s0, r0 = um(g), read_sectors(g)
+            s0, r0 = um_stats(g), read_sectors(g)
             el, us, sy, busy, ksw = timed_build(g)
-            s1, r1 = um(g), read_sectors(g)
+            s1, r1 = um_stats(g), read_sectors(g)
             runs[mode].append({
                 "elapsed_s": el, "user_s": us, "sys_s": sy,
                 "busy_s": busy, "kswapd_s": ksw,
