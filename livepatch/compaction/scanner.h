@@ -19,31 +19,11 @@ struct gmm_klp_tunables {
 };
 extern struct gmm_klp_tunables gmm_klp_tun;
 
-/* Counters shown in debugfs (stats.c, gmm_klp_stat_names[]). */
+/* Counters shown in debugfs (scanner_counters.h). */
 enum gmm_klp_counter {
-	GMM_KLP_runs,			/* compact_zone() entered */
-	GMM_KLP_runs_not_suitable,	/* compaction_suitable() said no */
-	GMM_KLP_runs_proactive,		/* ... of them kcompactd's proactive ones */
-	GMM_KLP_fast_search,		/* free-list searches done */
-	GMM_KLP_fast_hit,		/* ... that chose a source block */
-	GMM_KLP_fast_miss,		/* ... that found none */
-	GMM_KLP_fast_scanned,		/* free-list entries examined */
-	GMM_KLP_fast_candidates,	/* candidate blocks scored */
-	GMM_KLP_score_scanned,		/* struct pages read while scoring */
-	GMM_KLP_score_rejected,		/* candidates with unmovable pages */
-	GMM_KLP_linear_blocks,		/* blocks the linear scan considered */
-	GMM_KLP_blocks_skip_hint,	/* ... skipped: skip bit set */
-	GMM_KLP_blocks_unsuitable,	/* ... skipped: not a suitable source */
-	GMM_KLP_blocks_isolated,	/* isolate_migratepages_block() calls */
-	GMM_KLP_hole_pfns_skipped,	/* pfns jumped over in memory holes */
-	GMM_KLP_finish_rescans,		/* pageblocks finished after a failure */
-	GMM_KLP_fast_block_skipped,	/* chosen blocks marked skipped after use */
-	GMM_KLP_sync_block_skipped,	/* sync: entered blocks marked skipped */
-	GMM_KLP_capture_stops,		/* stopped early: page captured */
-	GMM_KLP_migrate_batches,	/* migrate_pages() calls */
-	GMM_KLP_migrate_success,	/* pages migrated */
-	GMM_KLP_migrate_scanned,	/* compact_migrate_scanned we added */
-	GMM_KLP_free_scanned,		/* compact_free_scanned we added */
+#define GMM_KLP_COUNTER(name) GMM_KLP_##name,
+#include "scanner_counters.h"
+#undef GMM_KLP_COUNTER
 	GMM_KLP_NR_COUNTERS
 };
 

@@ -158,69 +158,17 @@ static bool gmm_um_active(void)
 /* ---- counters (debugfs) ---------------------------------------------- */
 
 enum gmm_um_counter {
-	/* kswapd wakeups by our waker, by source */
-	GMM_UM_wakeups_pagecache,
-	GMM_UM_wakeups_timer,
-	GMM_UM_wakeups_param,
-	/* the patched predicate said "not balanced" because of the ratio */
-	GMM_UM_predicate_wake,		/* ... to wakeup_kswapd() */
-	GMM_UM_predicate_other,		/* an unknown caller asked (told the truth) */
-	GMM_UM_passes,
-	GMM_UM_pages_scanned,
-	GMM_UM_pages_reclaimed,
-	GMM_UM_skipped_mapped,
-	GMM_UM_skipped_dirty,
-	GMM_UM_skipped_writeback,
-	GMM_UM_skipped_locked,
-	GMM_UM_skipped_other,
-	GMM_UM_skipped_protected,	/* memcgs below memory.min/low */
-	GMM_UM_isolate_raced,
-	GMM_UM_flusher_wakeups,
-	GMM_UM_backoffs,
-	GMM_UM_backoff_ends_growth,	/* the cache grew by the margin */
-	GMM_UM_backoff_ends_time,	/* the backoff's time ran out */
-	GMM_UM_rewakes,			/* timer armed after a pass to go on */
-	GMM_UM_time_ns,
-	/* passes by how they ended: enum gmm_um_stop order */
-	GMM_UM_stop_target,
-	GMM_UM_stop_budget,
-	GMM_UM_stop_exhausted,
-	GMM_UM_stop_watermark,
-	GMM_UM_stop_kthread,
-	GMM_UM_stop_disabled,
-	GMM_UM_stop_reclaim_mode,
+#define GMM_UM_COUNTER(name) GMM_UM_##name,
+#include "unmapped_counters.h"
+#undef GMM_UM_COUNTER
 	GMM_UM_NR_COUNTERS
 };
 
 static const char * const gmm_um_counter_names[GMM_UM_NR_COUNTERS] = {
-	[GMM_UM_wakeups_pagecache] = "wakeups_pagecache",
-	[GMM_UM_wakeups_timer] = "wakeups_timer",
-	[GMM_UM_wakeups_param] = "wakeups_param",
-	[GMM_UM_predicate_wake] = "predicate_wake",
-	[GMM_UM_predicate_other] = "predicate_other",
-	[GMM_UM_passes] = "passes",
-	[GMM_UM_pages_scanned] = "pages_scanned",
-	[GMM_UM_pages_reclaimed] = "pages_reclaimed",
-	[GMM_UM_skipped_mapped] = "skipped_mapped",
-	[GMM_UM_skipped_dirty] = "skipped_dirty",
-	[GMM_UM_skipped_writeback] = "skipped_writeback",
-	[GMM_UM_skipped_locked] = "skipped_locked",
-	[GMM_UM_skipped_other] = "skipped_other",
-	[GMM_UM_skipped_protected] = "skipped_protected",
-	[GMM_UM_isolate_raced] = "isolate_raced",
-	[GMM_UM_flusher_wakeups] = "flusher_wakeups",
-	[GMM_UM_backoffs] = "backoffs",
-	[GMM_UM_backoff_ends_growth] = "backoff_ends_growth",
-	[GMM_UM_backoff_ends_time] = "backoff_ends_time",
-	[GMM_UM_rewakes] = "rewakes",
-	[GMM_UM_time_ns] = "time_ns",
-	[GMM_UM_stop_target] = "stop_target",
-	[GMM_UM_stop_budget] = "stop_budget",
-	[GMM_UM_stop_exhausted] = "stop_exhausted",
-	[GMM_UM_stop_watermark] = "stop_watermark",
-	[GMM_UM_stop_kthread] = "stop_kthread",
-	[GMM_UM_stop_disabled] = "stop_disabled",
-	[GMM_UM_stop_reclaim_mode] = "stop_reclaim_mode",
+#define GMM_UM_COUNTER(name) \
+	[GMM_UM_##name] = #name,
+#include "unmapped_counters.h"
+#undef GMM_UM_COUNTER
 };
 
 static atomic_long_t gmm_um_stats[GMM_UM_NR_COUNTERS];

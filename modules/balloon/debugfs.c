@@ -13,48 +13,10 @@
 #include "guestmm_balloon.h"
 
 static const char * const gmb_counter_names[GMB_NR_COUNTERS] = {
-	[GMB_C_INFLATED]	= "inflated_pages",
-	[GMB_C_DEFLATED]	= "deflated_pages",
-	[GMB_C_MIGRATED]	= "migrated",
-	[GMB_C_MIGRATE_BUSY]	= "migrate_busy",
-	[GMB_C_MSG_INFLATE]	= "host_msgs_inflate",
-	[GMB_C_MSG_DEFLATE]	= "host_msgs_deflate",
-	[GMB_C_OUT_OF_PUFF]	= "out_of_puff",
-	[GMB_C_FLOOR_LIMITED]	= "floor_limited",
-	[GMB_C_OOM_CALLS]	= "oom_calls",
-	[GMB_C_OOM_DEFLATED]	= "oom_deflated_pages",
-	[GMB_C_STATS_REQ]	= "stats_requests",
-	[GMB_C_REPORTS]		= "reports",
-	[GMB_C_REPORTED_PAGES]	= "reported_pages",
-	[GMB_C_HINT_RUNS]	= "hint_runs",
-	[GMB_C_HINT_BLOCKS]	= "hint_blocks",
-	[GMB_C_HINT_RETURNED]	= "hint_blocks_returned",
-	[GMB_C_CHUNK_BLOCKS]	= "chunk_blocks_inflated",
-	[GMB_C_CHUNK_FALLBACK]	= "chunk_fallback",
-	[GMB_C_CHUNK_BROKEN]	= "chunk_blocks_broken",
-	[GMB_C_MIGRATE_REFUSED]	= "migrate_refused",
-	[GMB_C_MIGRATE_CONTIG]	= "migrate_contig",
-	[GMB_C_TOLD_IN]		= "host_told_in_pages",
-	[GMB_C_TOLD_OUT]	= "host_told_out_pages",
-	[GMB_C_MIG_FLUSHES]	= "migrate_batches",
-	[GMB_C_MIG_COLLISIONS]	= "migrate_collisions",
-	[GMB_C_OOM_EPISODES]	= "oom_episodes",
-	[GMB_C_REINFLATE_WAITS]	= "reinflate_waits",
-	[GMB_C_REINFLATIONS]	= "reinflations",
-	[GMB_C_REPORTS_HELD]	= "reports_held",
-	[GMB_C_CHUNK_MADE]	= "chunk_blocks_made",
-	[GMB_C_CHUNK_MAKE_FAILED] = "chunk_make_failed",
-	[GMB_C_DEFRAG_RUNS]	= "defrag_runs",
-	[GMB_C_DEFRAG_BLOCKS]	= "defrag_blocks",
-	[GMB_C_DEFRAG_MOVED]	= "defrag_pages_moved",
-	[GMB_C_DEFRAG_OWN]	= "defrag_own_given_back",
-	[GMB_C_DEFRAG_FAILED]	= "defrag_failed",
-	[GMB_C_CHUNK_BACKED]	= "chunk_blocks_backed",
-	[GMB_C_CHUNK_MAKE_MOVED] = "chunk_make_moved",
-	[GMB_C_CHUNK_UNBACKED]	= "chunk_blocks_unbacked",
-	[GMB_C_STRAYS]		= "stray_inflated",
-	[GMB_C_DEFRAG_NO_HOLES]	= "defrag_no_holes",
-	[GMB_C_BLOCKS_GROWN]	= "blocks_grown",
+#define GMB_COUNTER(id, name) \
+	[GMB_C_##id] = #name,
+#include "counters.h"
+#undef GMB_COUNTER
 };
 
 static int gmb_counter_get(void *data, u64 *val)

@@ -79,50 +79,11 @@ enum gmb_vq {
 	GMB_VQ_MAX
 };
 
-/* Counters exported through debugfs; names live in debugfs.c. */
+/* Counters exported through debugfs (counters.h). */
 enum gmb_counter {
-	GMB_C_INFLATED,		/* pages put into the balloon */
-	GMB_C_DEFLATED,		/* pages given back to the guest */
-	GMB_C_MIGRATED,		/* successful balloon page migrations */
-	GMB_C_MIGRATE_BUSY,	/* migrations refused with -EAGAIN */
-	GMB_C_MSG_INFLATE,	/* buffers sent on the inflate vq */
-	GMB_C_MSG_DEFLATE,	/* buffers sent on the deflate vq */
-	GMB_C_OUT_OF_PUFF,	/* failed balloon page allocations */
-	GMB_C_FLOOR_LIMITED,	/* inflations cut short by floor_mb */
-	GMB_C_OOM_CALLS,	/* OOM notifier invocations */
-	GMB_C_OOM_DEFLATED,	/* pages deflated by the OOM notifier */
-	GMB_C_STATS_REQ,	/* stats requests answered */
-	GMB_C_REPORTS,		/* free page reporting buffers */
-	GMB_C_REPORTED_PAGES,	/* pages covered by those reports */
-	GMB_C_HINT_RUNS,	/* free page hinting rounds */
-	GMB_C_HINT_BLOCKS,	/* blocks handed to the host as hints */
-	GMB_C_HINT_RETURNED,	/* hint blocks given back to the guest */
-	GMB_C_CHUNK_BLOCKS,	/* 2 MiB blocks inflated in one piece */
-	GMB_C_CHUNK_FALLBACK,	/* no free 2 MiB block: fell back to 4 KiB */
-	GMB_C_CHUNK_BROKEN,	/* complete blocks broken up by deflation */
-	GMB_C_MIGRATE_REFUSED,	/* isolations refused: page of a complete block */
-	GMB_C_MIGRATE_CONTIG,	/* complete-block pages offlining took */
-	GMB_C_TOLD_IN,		/* balloon pages the host was told to take */
-	GMB_C_TOLD_OUT,		/* balloon pages the host was told to give back */
-	GMB_C_MIG_FLUSHES,	/* batches of queued migrations sent */
-	GMB_C_MIG_COLLISIONS,	/* frames queued both ways: flushed first */
-	GMB_C_OOM_EPISODES,	/* OOM episodes (calls closer than 1 s are one) */
-	GMB_C_REINFLATE_WAITS,	/* inflations held back after an OOM episode */
-	GMB_C_REINFLATIONS,	/* times inflation resumed after an episode */
-	GMB_C_REPORTS_HELD,	/* report calls refused to honour report_delay_ms */
-	GMB_C_CHUNK_MADE,	/* blocks made by gmb_make_block() */
-	GMB_C_CHUNK_MAKE_FAILED,	/* blocks it could not take */
-	GMB_C_DEFRAG_RUNS,	/* defrag runs (defrag.c) */
-	GMB_C_DEFRAG_BLOCKS,	/* blocks defrag completed */
-	GMB_C_DEFRAG_MOVED,	/* pages others had in use in those blocks */
-	GMB_C_DEFRAG_OWN,	/* our strays in them, given back first */
-	GMB_C_DEFRAG_FAILED,	/* blocks alloc_contig_range() could not take */
-	GMB_C_CHUNK_BACKED,	/* free blocks the host backs (source.c step 1) */
-	GMB_C_CHUNK_MAKE_MOVED,	/* pages in use that made blocks migrated */
-	GMB_C_CHUNK_UNBACKED,	/* free blocks taken last: reported or zeros */
-	GMB_C_STRAYS,		/* 4 KiB pages inflated as strays */
-	GMB_C_DEFRAG_NO_HOLES,	/* defrag runs stopped: no holes to migrate into */
-	GMB_C_BLOCKS_GROWN,	/* block arrays grown for hot-added memory */
+#define GMB_COUNTER(id, name) GMB_C_##id,
+#include "counters.h"
+#undef GMB_COUNTER
 	GMB_NR_COUNTERS
 };
 
