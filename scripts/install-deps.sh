@@ -7,11 +7,13 @@
 # libvirt-daemon + libvirt-daemon-driver-qemu, which lack the libvirt-qemu
 # user (libvirtd's qemu driver then refuses to start); nothing is started
 # here, the case starts libvirtd itself when it is not running.
+# dosfstools and mtools make deb_upgrade's cloud-init seed disk (a FAT
+# file system labelled CIDATA, tests/lib/debupgrade.py).
 set -eu
 PKGS="make gcc libc6-dev bc kmod cpio xz-utils zstd lz4 e2fsprogs python3
 busybox-static qemu-system-x86 qemu-utils clang clang-19 llvm libbpf-dev bpftool
 libelf-dev zlib1g-dev libjson-c-dev sparse gnuplot-nox dkms debootstrap
-debhelper dh-dkms lintian libvirt-daemon-system libvirt-clients"
+debhelper dh-dkms lintian libvirt-daemon-system libvirt-clients dosfstools mtools"
 
 missing=""
 for p in $PKGS; do

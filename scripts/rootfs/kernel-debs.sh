@@ -7,6 +7,7 @@
 # install ./*.deb`, and DKMS builds guestmm for the new kernel.
 #
 #   scripts/rootfs/kernel-debs.sh SERIES-OR-ABI OUTDIR [--check IMAGEDIR]
+#                                 [--flavour FLAVOUR]
 #   scripts/rootfs/kernel-debs.sh --pkgs "PKG..." SERIES-OR-ABI OUTDIR
 #
 # SERIES-OR-ABI is a build.sh series (6.1, 6.12, trixie) or a kernel ABI
@@ -22,6 +23,9 @@
 #   linux-compiler-*                          what its headers depend on
 # and anything else those need beyond the image (none so far; named on
 # stderr when there is), plus index.txt: "package version file sha256"
+# --flavour cloud-amd64: the same for Debian's cloud kernel
+# (linux-image-cloud-amd64, linux-headers-cloud-amd64), what a cloud
+# image upgrades to; amd64 is the default.
 # for each.  It prints OUTDIR's .deb files.  --pkgs: the same for other
 # packages than the kernel's (what a test's .debs depend on and the image
 # lacks, e.g. libbpf1 on Debian 12), resolved and checked the same way.
@@ -56,13 +60,14 @@ KPKG='linux-(image|headers|kbuild|compiler)-'
 die() { echo "rootfs/kernel-debs.sh: $*" >&2; exit 1; }
 log() { echo "rootfs: $*" >&2; }
 
-arg="" outdir="" checks=() pkgs=""
+arg="" outdir="" checks=() pkgs="" flavour=amd64
 while [ $# -gt 0 ]; do
 	case $1 in
 	--pkgs) pkgs=${2:?}; shift ;;
+	--flavour) flavour=${2:?}; shift ;;
 	--check) checks+=("${2:?}"); shift ;;
 	--check=*) checks+=("${1#*=}") ;;
-	-h|--help) sed -n '3,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown argument '$1'" ;;
 	*)
 		if [ -z "$arg" ]; then arg=$1
@@ -84,9 +89,13 @@ trixie|13) series=trixie ;;
 6.12.[0-9]*+deb12*-amd64) series=6.12 pin=$arg ;;
 *) die "'$arg' is neither a series (6.1, 6.12, trixie) nor a Debian 12 or 13 amd64 kernel release" ;;
 esac
-metas="linux-image-amd64 linux-headers-amd64"
+case $flavour in
+amd64|cloud-amd64) ;;
+*) die "--flavour $flavour: the flavours are amd64 and cloud-amd64" ;;
+esac
+metas="linux-image-$flavour linux-headers-$flavour"
 [ $series != 6.12 ] ||
-	metas="linux-image-amd64/bookworm-backports linux-headers-amd64/bookworm-backports"
+	metas="linux-image-$flavour/bookworm-backports linux-headers-$flavour/bookworm-backports"
 [ -z "$pkgs" ] || metas=$pkgs
 [ "$(id -u)" = 0 ] || die "must run as root (build.sh, qemu-storage-daemon)"
 for d in "${checks[@]}"; do
@@ -173,7 +182,7 @@ apt-get $(apt_opts "$work/status") -s -q install --no-install-recommends $metas 
 sed -n 's/^Inst \([^ ]*\) (\([^ ]*\) .*/\1 \2/p' "$work/resolved.txt" | sort >"$work/set"
 if [ -z "$pkgs" ]; then
 	abi=$(sed -n 's/^linux-image-\([0-9][^ ]*-amd64\) .*/\1/p' "$work/set" | head -n1)
-	[ -n "$abi" ] || die "linux-image-amd64 of $series names no kernel build"
+	[ -n "$abi" ] || die "linux-image-$flavour of $series names no kernel build"
 	extra=$(grep -Ev "^$KPKG" "$work/set" || true)
 	[ -z "$extra" ] ||
 		log "besides kernel packages, the image needs: $(echo "$extra" | tr '\n' ' ')"

@@ -18,6 +18,8 @@
 #                          bookworm-updates, bookworm-security)
 #   6.12.95+deb12-amd64    Debian 12's 6.12: build.sh --kernel 6.12 (the
 #                          same plus bookworm-backports)
+# A cloud-amd64 build's layer also has Debian's cloud-init, as the cloud
+# images that boot that flavour have.
 # Prints the image directory (built first when missing), laid out as
 # build.sh's:
 #   rootfs.qcow2   the root file system (backing file ../../rootfs.ext4,
@@ -64,7 +66,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--force) force=1 ;;
 	--key) keyonly=1 ;;
-	-h|--help) sed -n '3,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown argument '$1'" ;;
 	*) [ -z "$pin" ] || die "one ABI only"; pin=$1 ;;
 	esac
@@ -118,6 +120,12 @@ case $(apt-cache $(apt_opts) policy "$image" 2>/dev/null | sed -n 's/^  Candidat
 *) image=linux-image-$pin ;;
 esac
 PKGS="$image linux-headers-$pin"
+# A cloud-amd64 build runs as Debian's cloud images do, with cloud-init
+# (which does nothing at a boot without a datasource: ds-identify turns
+# it off).
+case $pin in
+*-cloud-amd64) PKGS="$PKGS cloud-init" ;;
+esac
 resolved=$APTD/resolved-$pin.txt
 # shellcheck disable=SC2046,SC2086
 apt-get $(apt_opts) -s -q install --no-install-recommends $PKGS \

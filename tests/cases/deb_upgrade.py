@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Debian 12 packages end to end: apt install guestmm-dkms and guestmm-tools on bookworm's oldest build of the matrix, reboot (balloon bound, livepatch on), apt install bookworm-security's newest kernel (DKMS builds for it), boot it, node_exporter, apt remove --purge (nothing left, the stock driver back).
+"""A Debian 12 cloud image end to end: cloud-init (a NoCloud seed disk) installs guestmm-dkms and guestmm-tools at the first boot of bookworm's oldest cloud-amd64 build of the matrix and enables the probes, reboot (balloon bound, livepatch on), apt install bookworm-security's newest cloud kernel (DKMS builds for it), boot it, node_exporter, apt remove --purge (nothing left, the stock driver back).
 
 tests/lib/debupgrade.py has the steps, shared with deb_upgrade_trixie
 (Debian 13).  The guest boots its own image and kernel (guest_config);

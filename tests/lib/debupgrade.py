@@ -1,11 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 """Debian packages end to end, one release per case (deb_upgrade: Debian
-12, deb_upgrade_trixie: Debian 13): apt install guestmm-dkms and
-guestmm-tools on the release's older kernel build, reboot (balloon bound,
+12, deb_upgrade_trixie: Debian 13): guestmm-dkms and guestmm-tools
+installed on the release's older kernel build, reboot (balloon bound,
 livepatch on), apt install the newer kernel (DKMS builds for it), boot it
 (the same holds, the balloon inflates and deflates over QMP), node_exporter
 serves guestmm-stat's series, apt remove --purge (nothing left, the stock
 driver back after the next boot).
+
+Each release's guest runs the flavour debimage.RELEASE_FLAVOUR names.
+Debian 12's is a cloud image: the cloud-amd64 kernel, upgraded to the
+next cloud-amd64 build, with Debian's cloud-init (layer.sh installs it
+with a cloud kernel), which installs the packages at the first boot from
+a NoCloud seed disk (USER_DATA) and enables the probes' units, as a
+cloud operator deploys it.  Debian 13's is an installation on the amd64
+kernel, where an administrator runs apt install by hand.
 
 The packages are `make deb`'s, each release's own: Debian 12's built on
 this host, Debian 13's in a Debian 13 build root with its toolchain
@@ -82,6 +90,21 @@ INITRAMFS_CONF = "/etc/initramfs-tools/conf.d/modules-dep.conf"
 APT = ("DEBIAN_FRONTEND=noninteractive apt-get -q -y "
        "-o Dpkg::Use-Pty=0 --no-install-recommends")
 
+# A cloud image's guest (debimage.RELEASE_FLAVOUR cloud-amd64) gets
+# guestmm through cloud-init at its first boot, from this NoCloud seed on
+# a disk labelled CIDATA (docs/install.md shows the same with the
+# packages from a repository).  The packages come on the case's disk
+# /dev/vdc, a tar.  The test image has no locale but C.UTF-8, and
+# cloud-init's default, en_US.UTF-8, would be an error.
+USER_DATA = """#cloud-config
+locale: C.UTF-8
+runcmd:
+  - [sh, -c, "mkdir -p /root/debs && tar -xf /dev/vdc -C /root/debs"]
+  - [sh, -c, "DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends install /root/debs/guestmm/*.deb"]
+  - [systemctl, enable, --now, guestmm-stat.service, guestmm-prometheus.timer]
+"""
+META_DATA = "instance-id: guestmm-deb-upgrade\n"
+
 
 def run_out(cmd):
     return subprocess.run(cmd, check=True, text=True,
@@ -128,17 +151,33 @@ def missing_depends(series, image_dir, debs):
     return sorted(want - have - {"guestmm-dkms", "guestmm-tools"})
 
 
+def seed_disk(path):
+    """The NoCloud seed: a FAT file system labelled CIDATA holding
+    user-data and meta-data, as cloud-localds makes one."""
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in (("user-data", USER_DATA),
+                           ("meta-data", META_DATA)):
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        run_out(["mkfs.vfat", "-n", "CIDATA", "-C", path, "1024"])
+        run_out(["mcopy", "-i", path, os.path.join(d, "user-data"),
+                 os.path.join(d, "meta-data"), "::"])
+
+
 def plan(rel, series, debs):
     """Images, packages and disks of one release's run."""
+    flavour = debimage.RELEASE_FLAVOUR[series]
     old = debimage.release_kernel(series)
-    new = debimage.image_abi(series)
-    assert old != new, (series, old, new)
     keys = debimage.debian_guest(old, tag="deb_upgrade_" + rel)
     image = os.path.dirname(keys["kernel"])
     tmp = tempfile.mkdtemp(prefix="guestmm-deb.")
     kdir = os.path.join(tmp, "kernel")
-    run_out([os.path.join(TOP, "scripts/rootfs/kernel-debs.sh"), series,
-             kdir])
+    run_out([os.path.join(TOP, "scripts/rootfs/kernel-debs.sh"),
+             "--flavour", flavour, series, kdir])
+    # The build the flavour's metapackage brings.
+    new, = [m.group(1) for m in (re.match(r"linux-image-([0-9][^_]*)_", f)
+                                 for f in os.listdir(kdir)) if m]
+    assert old != new and debimage.flavour_of(new) == flavour, (old, new)
     extra = missing_depends(series, image, debs)
     ddir = os.path.join(tmp, "deps")
     if extra:
@@ -148,6 +187,12 @@ def plan(rel, series, debs):
     run_out([os.path.join(TOP, "scripts/rootfs/kernel-debs.sh"), "--pkgs",
              " ".join(EXPORTER), series, os.path.join(tmp, "exporter")])
     pack = os.path.join(tmp, "debs.tar")
+    cloud = flavour == "cloud-amd64"
+    # Where each set goes: a cloud image's seed installs guestmm/*.deb,
+    # so the dependencies the image lacks go beside the packages, as a
+    # repository would have them.
+    where = {"kernel": "kernel", "exporter": "exporter",
+             "deps": "guestmm" if cloud else "deps"}
     with tarfile.open(pack, "w") as t:
         for d in debs:
             t.add(d, "guestmm/" + os.path.basename(d))
@@ -156,17 +201,24 @@ def plan(rel, series, debs):
             if os.path.isdir(d):
                 for f in sorted(os.listdir(d)):
                     if f.endswith(".deb"):
-                        t.add(os.path.join(d, f), "%s/%s" % (sub, f))
+                        t.add(os.path.join(d, f), "%s/%s" % (where[sub], f))
     scratch = os.path.join(tmp, "boot.raw")
     with open(scratch, "wb") as f:
         f.truncate(256 * MIB)
     keys["drives"] = keys["drives"] + [
         {"file": pack, "readonly": True}, {"file": scratch}]
-    print("KEY deb_upgrade_plan release=%s old=%s new=%s kernel_debs=%d "
-          "deps=%s" % (rel, old, new, len([f for f in os.listdir(kdir) if f.endswith(".deb")]),
-                       ",".join(extra) or "none"), flush=True)
+    if cloud:
+        seed = os.path.join(tmp, "seed.img")
+        seed_disk(seed)
+        keys["drives"].append({"file": seed, "readonly": True})
+    print("KEY deb_upgrade_plan release=%s flavour=%s old=%s new=%s "
+          "kernel_debs=%d deps=%s install=%s" % (
+              rel, flavour, old, new,
+              len([f for f in os.listdir(kdir) if f.endswith(".deb")]),
+              ",".join(extra) or "none", "cloud-init" if cloud else "apt"),
+          flush=True)
     return dict(rel=rel, series=series, old=old, new=new, keys=keys,
-                tmp=tmp, scratch=scratch)
+                tmp=tmp, scratch=scratch, cloud=cloud)
 
 
 # ---- checks ---------------------------------------------------------------
@@ -369,32 +421,60 @@ def node_exporter(g, p):
           flush=True)
 
 
+def install_by_apt(g):
+    """apt install of the two packages, by hand; what it printed."""
+    g.sh("mkdir -p /root/debs && tar -xf /dev/vdc -C /root/debs")
+    if g.sh("ls /root/debs/deps 2>/dev/null; true").strip():
+        g.sh("%s install /root/debs/deps/*.deb 2>&1" % APT, timeout=600)
+    return g.sh("%s install /root/debs/guestmm/*.deb 2>&1" % APT,
+                timeout=2400)
+
+
+def install_by_cloud_init(g, p):
+    """cloud-init, at this first boot, runs the seed (USER_DATA): the
+    packages installed, the probes' units enabled.  Waits for it to end;
+    what its runcmd printed."""
+    # result.json is written as the last stage ends (`status --wait`
+    # returns at a stage's first error, while the rest still runs).
+    wait_for(g, "test -e /run/cloud-init/result.json && echo done", "done",
+             timeout=3000)
+    res = json.loads(g.sh("cat /run/cloud-init/result.json"))["v1"]
+    out = g.sh("cat /var/log/cloud-init-output.log")
+    assert "NoCloud" in res["datasource"] and not res["errors"], (res, out[-3000:])
+    print("KEY deb_upgrade_cloud_init release=%s datasource=%s version=%s" % (
+        p["rel"], res["datasource"].split()[0],
+        g.sh("cloud-init --version 2>&1").split()[-1]), flush=True)
+    return out
+
+
 # ---- one release's run ----------------------------------------------------
 def upgrade(g, p):
     t_all = t = time.monotonic()
     old, new = p["old"], p["new"]
     assert g.sh("uname -r").strip() == old
+    # The packages: DKMS builds for the running kernel; nothing switches
+    # live (the balloon keeps its driver until the next boot).  A cloud
+    # image installs them through cloud-init at this first boot (the
+    # image's dpkg.log starts empty), whose seed also enables the probes'
+    # units; by hand they stay off.
+    if p["cloud"]:
+        mark, out = 0, install_by_cloud_init(g, p)
     debimage.wait_booted(g)
     wait_for(g, BALLOON_DRIVER, "virtio_balloon", timeout=60)
+    if not p["cloud"]:
+        mark = dpkg_mark(g)
+        out = install_by_apt(g)
     g.sh("echo MODULES=dep > " + INITRAMFS_CONF)
-
-    # apt install: DKMS builds for the running kernel; nothing switches
-    # live (the balloon keeps its driver until the next boot).
-    g.sh("mkdir -p /root/debs && tar -xf /dev/vdc -C /root/debs")
-    if g.sh("ls /root/debs/deps 2>/dev/null; true").strip():
-        g.sh("%s install /root/debs/deps/*.deb 2>&1" % APT, timeout=600)
-    mark = dpkg_mark(g)
-    out = g.sh("%s install /root/debs/guestmm/*.deb 2>&1" % APT,
-               timeout=2400)
     assert "guestmm" in g.sh("dpkg-query -W -f '${Status} ${Package}\\n' "
-                             "guestmm-dkms guestmm-tools"), out
+                             "guestmm-dkms guestmm-tools"), out[-3000:]
     dpkg_times(g, p, "install", mark)
     klp_old = built_for(g, p, old)
     assert g.sh(BALLOON_DRIVER).strip() == "virtio_balloon"
     enabled = g.sh("systemctl is-enabled guestmm-klp.service "
                    "guestmm-stat.service guestmm-prometheus.timer; true"
                    ).split()
-    assert enabled == ["enabled", "disabled", "disabled"], enabled
+    probes = "enabled" if p["cloud"] else "disabled"
+    assert enabled == ["enabled", probes, probes], enabled
     t = step(p, "install", t)
 
     power_cycle(g)

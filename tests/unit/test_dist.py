@@ -135,17 +135,26 @@ def test_every_trixie_row_is_a_layer_abi():
         assert debimage.series_of(abi) == "trixie", abi
 
 
-def test_release_kernel_is_the_images_flavour():
+def test_release_kernel_is_the_releases_flavour():
     """deb_upgrade starts from the oldest build its release shipped, in
-    the amd64 flavour of the images, not the cloud-amd64 row of the same
-    version."""
+    the flavour of its guest (cloud-amd64 on Debian 12, amd64 on Debian
+    13), not the other flavour's row of the same version; either flavour
+    can be asked for."""
     with open(os.path.join(TOP, "livepatch", "kernels.tsv")) as f:
         rows = [l.split("\t") for l in f.read().splitlines()
                 if not l.startswith("#")]
+    assert debimage.RELEASE_FLAVOUR == {"6.1": "cloud-amd64",
+                                        "trixie": "amd64"}
     for series, suite in debimage.RELEASE_SUITE.items():
         abi = debimage.release_kernel(series)
-        assert re.search(r"[0-9]-amd64$", abi), abi
+        assert debimage.flavour_of(abi) == \
+            debimage.RELEASE_FLAVOUR[series], abi
         assert [r for r in rows if r[0] == abi and r[6] == suite], abi
+        other = debimage.release_kernel(series, "amd64") \
+            if abi.endswith("-cloud-amd64") else \
+            debimage.release_kernel(series, "cloud-amd64")
+        assert other.replace("-cloud-amd64", "-amd64") == \
+            abi.replace("-cloud-amd64", "-amd64"), (abi, other)
 
 
 def test_one_version():
