@@ -479,10 +479,46 @@ int guestmm_page_alloc_extfrag(struct trace_event_raw_mm_page_alloc_extfrag *ctx
 /* ---------------------------------------------------------------- */
 /* migration: migrate_pages() calls by reason, folios moved            */
 
+/*
+ * The records' reason is an int up to 7.2 and an enum migrate_reason from
+ * 7.3 on.  CO-RE does not match an int field with an enum one, so a plain
+ * ctx->reason would fail to relocate on one side or the other, and with it
+ * the whole load: each record has a flavour of either type, and the one
+ * that exists on this kernel is read.  A kernel with neither lands in the
+ * last slot.
+ */
+struct trace_event_raw_mm_migrate_pages_start___int {
+	int reason;
+} __attribute__((preserve_access_index));
+
+struct trace_event_raw_mm_migrate_pages_start___enum {
+	enum migrate_reason reason;
+} __attribute__((preserve_access_index));
+
+struct trace_event_raw_mm_migrate_pages___int {
+	int reason;
+} __attribute__((preserve_access_index));
+
+struct trace_event_raw_mm_migrate_pages___enum {
+	enum migrate_reason reason;
+} __attribute__((preserve_access_index));
+
+#define MIGRATE_REASON(ctx, rec) ({					\
+	struct rec##___int *__i = (void *)(ctx);			\
+	struct rec##___enum *__e = (void *)(ctx);			\
+	__u32 __r = GUESTMM_MIGRATE_REASONS - 1;			\
+									\
+	if (bpf_core_field_exists(__i->reason))				\
+		__r = clamp_idx(__i->reason, GUESTMM_MIGRATE_REASONS);	\
+	else if (bpf_core_field_exists(__e->reason))			\
+		__r = clamp_idx(__e->reason, GUESTMM_MIGRATE_REASONS);	\
+	__r;								\
+})
+
 SEC("tracepoint/migrate/mm_migrate_pages_start")
 int guestmm_migrate_pages_start(struct trace_event_raw_mm_migrate_pages_start *ctx)
 {
-	__u32 reason = clamp_idx(ctx->reason, GUESTMM_MIGRATE_REASONS);
+	__u32 reason = MIGRATE_REASON(ctx, trace_event_raw_mm_migrate_pages_start);
 	struct guestmm_migrate *m = slot(&migrate, reason);
 
 	if (m)
@@ -499,7 +535,7 @@ struct trace_event_raw_mm_migrate_pages___new {
 SEC("tracepoint/migrate/mm_migrate_pages")
 int guestmm_migrate_pages(struct trace_event_raw_mm_migrate_pages *ctx)
 {
-	__u32 reason = clamp_idx(ctx->reason, GUESTMM_MIGRATE_REASONS);
+	__u32 reason = MIGRATE_REASON(ctx, trace_event_raw_mm_migrate_pages);
 	struct guestmm_migrate *m = slot(&migrate, reason);
 	__u64 ns;
 
