@@ -94,6 +94,7 @@ struct guestmm_inflight {
 	__u64 ts[INFLIGHT_N];	/* 0: not inside */
 	__u32 aux[INFLIGHT_N];	/* kind, order, ...: depends on what */
 	__u32 aux2[INFLIGHT_N];
+	__u64 call[INFLIGHT_N];	/* an argument that tells the call apart */
 };
 
 struct {
@@ -476,11 +477,13 @@ int BPF_PROG(guestmm_direct_compact_exit, gfp_t gfp_mask, unsigned int order,
  * on COMPACT_DEFERRED too (only COMPACT_SKIPPED returns early).
  *
  * A stall with no captured page is settled by the task's next
- * get_page_from_freelist() return, which is the one in that code: aux2
- * marks the task as waiting for it, direct_waiting counts such tasks so
- * that the hot freelist path returns at once when there are none.  The
- * map is keyed by try_to_compact_pages()'s order, the order compacted for
- * (the allocation's, or pageblock_order where 7.x promotes it).
+ * get_page_from_freelist() return with the same struct alloc_context (an
+ * allocation from an interrupt on this task has its own), which is the one
+ * in that code: aux2 marks the task as waiting for it, direct_waiting
+ * counts such tasks so that the hot freelist path returns at once when
+ * there are none.  The map is keyed by try_to_compact_pages()'s order, the
+ * order compacted for (the allocation's, or pageblock_order where 7.x
+ * promotes it).
  */
 __u64 direct_waiting;
 
@@ -490,9 +493,15 @@ struct capture_control___caller {
 } __attribute__((preserve_access_index));
 
 SEC("fentry/try_to_compact_pages")
-int BPF_PROG(guestmm_direct_tc_entry, gfp_t gfp_mask, unsigned int order)
+int BPF_PROG(guestmm_direct_tc_entry, gfp_t gfp_mask, unsigned int order,
+	     unsigned int alloc_flags, const struct alloc_context *ac)
 {
+	struct guestmm_inflight *v;
+
 	inflight_start(INFLIGHT_DIRECT, order, 0);
+	v = inflight_get(false);
+	if (v)
+		v->call[INFLIGHT_DIRECT] = (__u64)ac;
 	return 0;
 }
 
@@ -567,7 +576,8 @@ int BPF_PROG(guestmm_direct_tc_exit)
 }
 
 SEC("fexit/get_page_from_freelist")
-int BPF_PROG(guestmm_direct_tc_freelist)
+int BPF_PROG(guestmm_direct_tc_freelist, gfp_t gfp_mask, unsigned int alloc_order,
+	     int alloc_flags, const struct alloc_context *ac)
 {
 	struct guestmm_inflight *v;
 	__u64 page = 0, ns;
@@ -576,7 +586,7 @@ int BPF_PROG(guestmm_direct_tc_freelist)
 	if (!direct_waiting)
 		return 0;
 	v = inflight_get(false);
-	if (!v || !v->aux2[INFLIGHT_DIRECT])
+	if (!v || !v->aux2[INFLIGHT_DIRECT] || v->call[INFLIGHT_DIRECT] != (__u64)ac)
 		return 0;
 	v->aux2[INFLIGHT_DIRECT] = 0;
 	ADD(direct_waiting, -1);
