@@ -12,7 +12,8 @@
  *    shift positional arguments under us;
  *  - fentry/fexit where no tracepoint exists: the direct-compaction
  *    outcome (compact_stall/success/fail are counted in
- *    __alloc_pages_direct_compact(), not at a tracepoint), per-folio
+ *    __alloc_pages_direct_compact(), not at a tracepoint; where that
+ *    function is inlined, around try_to_compact_pages() instead), per-folio
  *    migration latency, and the balloon (6.1 has no balloon tracepoints).
  *
  * Any program whose tracepoint or function is missing on the running
@@ -93,6 +94,7 @@ struct guestmm_inflight {
 	__u64 ts[INFLIGHT_N];	/* 0: not inside */
 	__u32 aux[INFLIGHT_N];	/* kind, order, ...: depends on what */
 	__u32 aux2[INFLIGHT_N];
+	__u64 call[INFLIGHT_N];	/* an argument that tells the call apart */
 };
 
 struct {
@@ -456,6 +458,144 @@ int BPF_PROG(guestmm_direct_compact_exit, gfp_t gfp_mask, unsigned int order,
 	return 0;
 }
 
+/*
+ * Kernels that inline __alloc_pages_direct_compact() (7.2 on) get the same
+ * figures from its callees; the loader attaches these three programs
+ * instead of the two above and try_to_compact_exit (and so does `load -x
+ * direct_compact` on any kernel, which is how 6.x guests test them).  The
+ * inlined caller (7.2, 7.3 mm/page_alloc.c) runs:
+ *
+ *	result = try_to_compact_pages(.., order, .., prio, &capc);
+ *	if (capc.page) result = COMPACT_SUCCESS;
+ *	if (result == COMPACT_SKIPPED || result == COMPACT_DEFERRED)
+ *		return NULL;			no stall
+ *	COMPACTSTALL;
+ *	page = capc.page ?: get_page_from_freelist(..);
+ *	page ? COMPACTSUCCESS : COMPACTFAIL;
+ *
+ * 6.x passes a struct page ** for the captured page instead, and stalls
+ * on COMPACT_DEFERRED too (only COMPACT_SKIPPED returns early).
+ *
+ * A stall with no captured page is settled by the task's next
+ * get_page_from_freelist() return with the same struct alloc_context (an
+ * allocation from an interrupt on this task has its own), which is the one
+ * in that code: aux2 marks the task as waiting for it, direct_waiting
+ * counts such tasks so that the hot freelist path returns at once when
+ * there are none.  The map is keyed by try_to_compact_pages()'s order, the
+ * order compacted for (the allocation's, or pageblock_order where 7.x
+ * promotes it).
+ */
+__u64 direct_waiting;
+
+/* capture_control as the caller fills it in (7.2 on); 6.x's has cc */
+struct capture_control___caller {
+	struct zone *zone;
+} __attribute__((preserve_access_index));
+
+SEC("fentry/try_to_compact_pages")
+int BPF_PROG(guestmm_direct_tc_entry, gfp_t gfp_mask, unsigned int order,
+	     unsigned int alloc_flags, const struct alloc_context *ac)
+{
+	struct guestmm_inflight *v;
+
+	inflight_start(INFLIGHT_DIRECT, order, 0);
+	v = inflight_get(false);
+	if (v)
+		v->call[INFLIGHT_DIRECT] = (__u64)ac;
+	return 0;
+}
+
+static __always_inline void direct_settle(__u32 order, bool got_page, __u64 ns)
+{
+	struct guestmm_compact_direct *d;
+
+	d = slot(&compact_direct, clamp_idx(order, GUESTMM_ORDERS));
+	if (!d)
+		return;
+	if (got_page)
+		INC(d->success);
+	else
+		INC(d->fail);
+	if (ns) {
+		ADD(d->stall_ns, ns);
+		hist_add(&lat_direct, clamp_idx(order, GUESTMM_ORDERS), ns);
+	}
+}
+
+/*
+ * The last argument is read raw with bpf_get_func_arg(), and the page
+ * behind it with a probe read: 6.1's verifier does not let a program read
+ * a struct page ** argument, and this program must load there too.  The
+ * result comes from bpf_get_func_ret(): no positional slot to keep in
+ * step with the argument list.
+ */
+SEC("fexit/try_to_compact_pages")
+int BPF_PROG(guestmm_direct_tc_exit)
+{
+	struct capture_control___caller *probe = NULL;
+	struct guestmm_inflight *v = inflight_get(false);
+	bool by_caller = bpf_core_field_exists(probe->zone);
+	struct guestmm_compact_direct *d;
+	struct page *captured = NULL;
+	__u64 arg = 0, result = 0;
+	__u32 order;
+
+	if (!v || !v->ts[INFLIGHT_DIRECT])
+		return 0;	/* entry not seen: attached mid-call */
+	order = v->aux[INFLIGHT_DIRECT];
+	d = slot(&compact_direct, clamp_idx(order, GUESTMM_ORDERS));
+	if (!d) {
+		v->ts[INFLIGHT_DIRECT] = 0;
+		return 0;
+	}
+	bpf_get_func_ret(ctx, &result);
+	result = (__u32)result;		/* an enum: the upper half is not defined */
+	if (!bpf_get_func_arg(ctx, 5, &arg) && arg) {
+		if (by_caller)
+			captured = BPF_CORE_READ((struct capture_control *)arg, page);
+		else
+			bpf_probe_read_kernel(&captured, sizeof(captured), (void *)arg);
+	}
+	if (captured)
+		result = bpf_core_enum_value(enum compact_result, COMPACT_SUCCESS);
+	if (result == bpf_core_enum_value(enum compact_result, COMPACT_SKIPPED) ||
+	    (by_caller &&
+	     result == bpf_core_enum_value(enum compact_result, COMPACT_DEFERRED))) {
+		v->ts[INFLIGHT_DIRECT] = 0;
+		INC(d->skipped);
+		return 0;
+	}
+	INC(d->stall);
+	if (captured) {
+		direct_settle(order, true, inflight_end(INFLIGHT_DIRECT, NULL, NULL));
+		return 0;
+	}
+	v->aux2[INFLIGHT_DIRECT] = 1;
+	INC(direct_waiting);
+	return 0;
+}
+
+SEC("fexit/get_page_from_freelist")
+int BPF_PROG(guestmm_direct_tc_freelist, gfp_t gfp_mask, unsigned int alloc_order,
+	     int alloc_flags, const struct alloc_context *ac)
+{
+	struct guestmm_inflight *v;
+	__u64 page = 0, ns;
+	__u32 order = 0;
+
+	if (!direct_waiting)
+		return 0;
+	v = inflight_get(false);
+	if (!v || !v->aux2[INFLIGHT_DIRECT] || v->call[INFLIGHT_DIRECT] != (__u64)ac)
+		return 0;
+	v->aux2[INFLIGHT_DIRECT] = 0;
+	ADD(direct_waiting, -1);
+	ns = inflight_end(INFLIGHT_DIRECT, &order, NULL);
+	bpf_get_func_ret(ctx, &page);
+	direct_settle(order, page != 0, ns);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- */
 /* fragmentation: fallback allocations from another migratetype        */
 
@@ -479,10 +619,46 @@ int guestmm_page_alloc_extfrag(struct trace_event_raw_mm_page_alloc_extfrag *ctx
 /* ---------------------------------------------------------------- */
 /* migration: migrate_pages() calls by reason, folios moved            */
 
+/*
+ * The records' reason is an int up to 7.2 and an enum migrate_reason from
+ * 7.3 on.  CO-RE does not match an int field with an enum one, so a plain
+ * ctx->reason would fail to relocate on one side or the other, and with it
+ * the whole load: each record has a flavour of either type, and the one
+ * that exists on this kernel is read.  A kernel with neither lands in the
+ * last slot.
+ */
+struct trace_event_raw_mm_migrate_pages_start___int {
+	int reason;
+} __attribute__((preserve_access_index));
+
+struct trace_event_raw_mm_migrate_pages_start___enum {
+	enum migrate_reason reason;
+} __attribute__((preserve_access_index));
+
+struct trace_event_raw_mm_migrate_pages___int {
+	int reason;
+} __attribute__((preserve_access_index));
+
+struct trace_event_raw_mm_migrate_pages___enum {
+	enum migrate_reason reason;
+} __attribute__((preserve_access_index));
+
+#define MIGRATE_REASON(ctx, rec) ({					\
+	struct rec##___int *__i = (void *)(ctx);			\
+	struct rec##___enum *__e = (void *)(ctx);			\
+	__u32 __r = GUESTMM_MIGRATE_REASONS - 1;			\
+									\
+	if (bpf_core_field_exists(__i->reason))				\
+		__r = clamp_idx(__i->reason, GUESTMM_MIGRATE_REASONS);	\
+	else if (bpf_core_field_exists(__e->reason))			\
+		__r = clamp_idx(__e->reason, GUESTMM_MIGRATE_REASONS);	\
+	__r;								\
+})
+
 SEC("tracepoint/migrate/mm_migrate_pages_start")
 int guestmm_migrate_pages_start(struct trace_event_raw_mm_migrate_pages_start *ctx)
 {
-	__u32 reason = clamp_idx(ctx->reason, GUESTMM_MIGRATE_REASONS);
+	__u32 reason = MIGRATE_REASON(ctx, trace_event_raw_mm_migrate_pages_start);
 	struct guestmm_migrate *m = slot(&migrate, reason);
 
 	if (m)
@@ -499,7 +675,7 @@ struct trace_event_raw_mm_migrate_pages___new {
 SEC("tracepoint/migrate/mm_migrate_pages")
 int guestmm_migrate_pages(struct trace_event_raw_mm_migrate_pages *ctx)
 {
-	__u32 reason = clamp_idx(ctx->reason, GUESTMM_MIGRATE_REASONS);
+	__u32 reason = MIGRATE_REASON(ctx, trace_event_raw_mm_migrate_pages);
 	struct guestmm_migrate *m = slot(&migrate, reason);
 	__u64 ns;
 

@@ -226,12 +226,12 @@
 	C(fail, count, "guestmm_compact_direct_failures_total",		\
 	  "Direct compaction stalls that got no page, by order (compact_fail)", \
 	  SHOW_COL("fail", 8), VMSTAT(2, "compact_fail"))		\
-	/* try_to_compact_pages() returned COMPACT_SKIPPED */		\
+	/* no stall: COMPACT_SKIPPED, on 7.2+ also COMPACT_DEFERRED */	\
 	C(skipped, count, "guestmm_compact_direct_skipped_total",	\
-	  "try_to_compact_pages() returned COMPACT_SKIPPED (no stall), by order", \
+	  "try_to_compact_pages() calls that did not stall (COMPACT_SKIPPED; 7.2+: also COMPACT_DEFERRED), by order", \
 	  SHOW_COL("skipped", 8), NO_VMSTAT)				\
 	C(stall_ns, ns, "guestmm_compact_direct_stall_seconds_total",	\
-	  "Time in __alloc_pages_direct_compact() when it stalled, by order", \
+	  "Time in direct compaction when it stalled, by order",	\
 	  SHOW_AVG("avg_stall", 10, stall), NO_VMSTAT)
 
 /* map "extfrag", one entry: mm_page_alloc_extfrag (fallback allocations) */

@@ -35,6 +35,10 @@
 #define MODEV_PREFIX	"mod_"
 /* Per-folio migration timing: opt-in (-f), see the -f help text. */
 #define FOLIO_PREFIX	"move_folio"
+/* The two sets of direct-compaction programs (stat_load.c, direct_source()) */
+#define DIRECT_ADC_FUNC		"__alloc_pages_direct_compact"
+#define DIRECT_ADC_PREFIX	"direct_compact_"
+#define DIRECT_TC_PREFIX	"direct_tc_"
 
 #define MAX_EXCLUDE	16
 #define MAX_LINKS	512
@@ -76,6 +80,20 @@ int remove_pins(void);
 int make_private_dir(const char *dir);
 int link_names(char names[][NAME_MAX + 1], int max);
 int cmp_name(const void *a, const void *b);
+
+/*
+ * Where the loaded probes take the direct-compaction figures from, by the
+ * links pinned (stat_load.c attaches one set or the other): the function
+ * they are counted around, or NULL when neither set is attached.
+ */
+static inline const char *direct_source(void)
+{
+	if (path_exists(LINK_DIR "/" DIRECT_ADC_PREFIX "exit"))
+		return DIRECT_ADC_FUNC;
+	if (path_exists(LINK_DIR "/" DIRECT_TC_PREFIX "exit"))
+		return "try_to_compact_pages";
+	return NULL;
+}
 
 /* stat_load.c */
 int cmd_load(void);

@@ -295,24 +295,59 @@ static int make_pin_dirs(void)
 	return 0;
 }
 
+/* Whether -x excludes the program of this short name. */
+static bool excluded(const char *name)
+{
+	int i;
+
+	for (i = 0; i < env.n_exclude; i++)
+		if (!strncmp(name, env.exclude[i], strlen(env.exclude[i])))
+			return true;
+	return false;
+}
+
 /*
- * Switch off the programs this kernel cannot take, -x excludes and, unless
- * -f, the per-folio timing; each is named.  Returns how many.
+ * The direct-compaction figures come from one of two sets of programs:
+ * around __alloc_pages_direct_compact() where the kernel has it as a
+ * function (and -x does not exclude those programs), else around
+ * try_to_compact_pages() and get_page_from_freelist() (7.2 on inline it).
+ * Returns why prog is not in the set used, or NULL (also for programs in
+ * neither set).
+ */
+static const char *direct_unused(const struct bpf_program *prog, bool have_adc)
+{
+	const char *name = short_name(bpf_program__name(prog));
+
+	if (have_adc && !strncmp(name, DIRECT_TC_PREFIX, strlen(DIRECT_TC_PREFIX)))
+		return "direct compaction counted in " DIRECT_ADC_FUNC "()";
+	if (!have_adc && (!strncmp(name, DIRECT_ADC_PREFIX, strlen(DIRECT_ADC_PREFIX)) ||
+			  !strcmp(name, "try_to_compact_exit")))
+		return "direct compaction counted around try_to_compact_pages()";
+	return NULL;
+}
+
+/*
+ * Switch off the programs this kernel cannot take, the direct-compaction
+ * set it does not use, -x excludes and, unless -f, the per-folio timing;
+ * each is named.  Returns how many.
  */
 static int skip_programs(struct guestmm_bpf *skel, bool have_tracefs)
 {
-	struct bpf_program *prog;
+	struct bpf_program *prog, *adc = skel->progs.guestmm_direct_compact_exit;
 	char reason[256];
 	int n_skipped = 0;
+	bool have_adc;
 
+	have_adc = !prog_unsupported(adc, have_tracefs, reason, sizeof(reason)) &&
+		   !excluded(short_name(bpf_program__name(adc)));
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *why = prog_unsupported(prog, have_tracefs, reason, sizeof(reason));
 		const char *name = short_name(bpf_program__name(prog));
-		int i;
 
-		for (i = 0; i < env.n_exclude && !why; i++)
-			if (!strncmp(name, env.exclude[i], strlen(env.exclude[i])))
-				why = "excluded (-x)";
+		if (!why && excluded(name))
+			why = "excluded (-x)";
+		if (!why)
+			why = direct_unused(prog, have_adc);
 		if (!why && !env.folio && !strncmp(name, FOLIO_PREFIX, strlen(FOLIO_PREFIX)))
 			why = "per-folio timing is opt-in (-f)";
 		if (!why)

@@ -240,10 +240,12 @@ static void print_links(void)
 
 static void show_direct(const struct snapshot *s)
 {
+	const char *src = direct_source();
 	const struct guestmm_compact_direct *d;
 	unsigned int i;
 
-	printf("\ndirect compaction by order (__alloc_pages_direct_compact):\n");
+	printf("\ndirect compaction by order (%s):\n",
+	       src ? src : "not attached");
 	printf("  %5s", "order");
 	print_heads(&ct_direct);
 	for (i = 0; i < GUESTMM_ORDERS; i++) {

@@ -10,7 +10,8 @@
  *   in the words of klp-check (scripts/guestmm-klp-check, installed as
  *   /usr/lib/guestmm/klp-check; $GUESTMM_KLP_CHECK names another), which
  *   is what guestmm-klp.service and DKMS's install say too;
- * - probes: whether they are pinned, and how many links.
+ * - probes: whether they are pinned, how many links, and where the
+ *   direct-compaction figures come from.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -71,6 +72,7 @@ struct status {
 	int probes;		/* 1: pinned, 0: not, -1: cannot tell (not root) */
 	int links;		/* -1: the pin directory is not readable */
 	int module_links;
+	const char *direct;	/* direct_source(); NULL: none or not readable */
 };
 
 /* The first line of a sysfs file into buf (newline stripped); 0 or -1. */
@@ -322,6 +324,7 @@ static void read_probes(struct status *st)
 			st->module_links++;
 	}
 	closedir(d);
+	st->direct = direct_source();
 }
 
 /* ------------------------------------------------------------------ */
@@ -379,8 +382,9 @@ static void print_human(const struct status *st)
 	else if (st->links < 0)
 		printf("loaded, %s not readable (run as root)\n", LINK_DIR);
 	else
-		printf("loaded, %d links pinned in %s (%d module tracepoints)\n",
-		       st->links, LINK_DIR, st->module_links);
+		printf("loaded, %d links pinned in %s (%d module tracepoints); "
+		       "direct compaction: %s\n", st->links, LINK_DIR,
+		       st->module_links, st->direct ? st->direct : "not attached");
 }
 
 static int print_json(const struct status *st)
@@ -435,6 +439,8 @@ static int print_json(const struct status *st)
 			 json_object_new_int(st->links));
 	json_add_or_null(o, "module_links", st->probes < 0 || st->links < 0 ?
 			 NULL : json_object_new_int(st->module_links));
+	json_add_or_null(o, "direct_compaction", st->direct ?
+			 json_object_new_string(st->direct) : NULL);
 	return json_print(root);
 }
 

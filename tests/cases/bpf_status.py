@@ -151,10 +151,13 @@ def run(g):
     guestmm = {d: "guestmm_balloon" for d in drivers}
     assert balloon_driver(g) == guestmm
     lines, j = status(g)
+    # 6.1 and 6.12 have __alloc_pages_direct_compact() as a function.
+    adc = "__alloc_pages_direct_compact"
     assert lines["probes"] == ["loaded, %d links pinned in %s/links "
-                               "(0 module tracepoints)" % (n, PIN)], lines
+                               "(0 module tracepoints); direct compaction: "
+                               "%s" % (n, PIN, adc)], lines
     assert j["probes"] == {"loaded": True, "pin_dir": PIN, "links": n,
-                           "module_links": 0}, j
+                           "module_links": 0, "direct_compaction": adc}, j
     check_balloon(lines, j, guestmm, True)
 
     # Not root: still a report (exit 0); the root-only pins are not counted.

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+"""BPF probes: the direct-compaction figures counted around try_to_compact_pages() and get_page_from_freelist(), as on kernels that inline __alloc_pages_direct_compact() (7.2+), forced here with load -x direct_compact: compact_stall/success/fail equal their /proc/vmstat deltas exactly, one histogram sample per stall, and status and show name the source."""
+
+import bpfcheck
+
+GUEST = dict(mem=1024, smp=2, balloon={}, mods=["virtio_balloon"])
+MIB = 1 << 20
+KERNELS = ("6.1", "6.12")
+TIMEOUT = 600
+LIGHT = True
+
+DIRECT = ["compact_stall", "compact_success", "compact_fail"]
+TC_PROGS = ("direct_tc_entry", "direct_tc_exit", "direct_tc_freelist")
+ADC_PROGS = ("direct_compact_entry", "direct_compact_exit",
+             "try_to_compact_exit")
+
+
+def run(g):
+    out = g.sh("guestmm-stat load -x direct_compact")
+    assert "guestmm probes loaded" in out, out
+    links = g.sh("ls /sys/fs/bpf/guestmm/links").split()
+    assert all(p in links for p in TC_PROGS), links
+    assert not any(p in links for p in ADC_PROGS), links
+    status = g.sh("guestmm-stat status")
+    assert "direct compaction: try_to_compact_pages" in status, status
+    bpfcheck.quiesce(g)
+    before = bpfcheck.snapshot(g)
+
+    # As bpf_counters_vmstat: every other 4 KiB page of 600 MiB held, the
+    # balloon in the holes, then more order-9 allocations than there are
+    # free 2 MiB blocks: direct compaction that succeeds and that fails.
+    ram = g.mem * MIB
+    g.sh("frag 600 2 > /tmp/frag.out 2>&1 & "
+         "while ! grep -q ready /tmp/frag.out; do sleep 0.5; done")
+    g.balloon(ram - 128 * MIB)
+    g.wait_balloon(ram - 128 * MIB, timeout=300)
+    n = max(200, g.meminfo()["MemFree"] // 2048 + 50)
+    g.sh("modprobe guestmm_highalloc && "
+         "echo %d > /sys/kernel/debug/guestmm_highalloc/alloc && "
+         "cat /sys/kernel/debug/guestmm_highalloc/alloc" % n, timeout=400)
+    g.sh("echo 0 > /sys/kernel/debug/guestmm_highalloc/alloc")
+    g.balloon(ram)
+    g.wait_balloon(ram, timeout=300)
+    g.sh("kill $(pidof frag); sleep 1")
+
+    after = bpfcheck.snapshot(g)
+    d = bpfcheck.assert_exact(before, after, DIRECT)
+    assert d["compact_stall"][1] > 0, d
+    assert d["compact_success"][1] > 0 and d["compact_fail"][1] > 0, d
+
+    b0, b1 = before[0], after[0]
+    hd = lambda j: sum(h["count"] for h in
+                       j["histograms"]["direct_compaction_stall"].values())
+    assert hd(b1) - hd(b0) == d["compact_stall"][0], (hd(b0), hd(b1))
+    human = g.sh("guestmm-stat show")
+    assert "direct compaction by order (try_to_compact_pages)" in human, human
+    g.sh("guestmm-stat unload")
