@@ -50,6 +50,11 @@ ABI := $(shell $(KSH) abi $(KERNEL))
 ifeq ($(ABI),)
 $(error guestmm: cannot resolve KERNEL=$(KERNEL) to a Debian kernel ABI)
 endif
+# Linux 7.x: its kbuild needs glibc >= 2.38 and gcc-14 or gcc-16, which a
+# Debian 12 host lacks; make lint-next builds for it in a build root.
+ifneq ($(filter 7.% 8.% 9.%,$(ABI)),)
+$(error guestmm: KERNEL=$(KERNEL) is Linux $(ABI): this host cannot build for it (make lint-next builds the modules for 7.x in a build root))
+endif
 KDIR := /usr/src/linux-headers-$(ABI)
 VMLINUX_BTF = $(shell $(KSH) vmlinux $(ABI))
 else
