@@ -212,7 +212,7 @@ cmd_debs() {
 		f=$(find "$dir" -maxdepth 1 -name "${p}_${v/:/%3a}_*.deb" | head -n1)
 		if [ -z "$f" ]; then
 			# shellcheck disable=SC2086
-			(cd "$tmp" && apt-get $opts -q download "$p=$v" >&2) ||
+			(cd "$tmp" && apt-get $opts -qq download "$p=$v" >&2) ||
 				die "apt-get download $p=$v ($suite) failed"
 			mv "$tmp"/*.deb "$dir/"
 			f=$(find "$dir" -maxdepth 1 -name "${p}_${v/:/%3a}_*.deb" | head -n1)
