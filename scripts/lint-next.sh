@@ -84,7 +84,8 @@ log "$(wc -l <"$OUT/releases.txt") builds: $(awk '{ printf "%s%s", s, $2; s = " 
 [ -z "$kcflags" ] || echo "lint-next: LINT_NEXT_IGNORE_GUARD=1: -DGMM_LINT_NEXT turns off" \
 	"modules/compat.h's refusal of kernels >= 6.17; where the headers have" \
 	"<linux/balloon.h> and no <linux/balloon_compaction.h>, a header of the old" \
-	"name includes the new one (balloon.h shim)" | fold -s -w 78 | tee -a "$OUT/summary.txt"
+	"name includes the new one (balloon.h shim)" |
+	fold -s -w 78 | sed 's/ *$//' | tee -a "$OUT/summary.txt"
 
 # The root a build compiles in.
 root_suite() {
