@@ -12,6 +12,7 @@
 #   make bench            benchmarks (stock vs guestmm), report in build/bench/
 #   make deb              Debian packages in build/deb/ (DIST=trixie: Debian 13's, build/deb/trixie/)
 #   make lint             checkpatch + sparse (make C=1) on the kernel code
+#   make lint-next        kbuild against Debian's Linux 7.x headers (early warning)
 #
 # Kernel ABIs are resolved from Debian's package lists (scripts/guest/kernel.sh);
 # caches live in $(GUESTMM_CACHE) (default ~/.cache/guestmm), outputs in build/.
@@ -49,6 +50,11 @@ else ifneq ($(KERNEL),)
 ABI := $(shell $(KSH) abi $(KERNEL))
 ifeq ($(ABI),)
 $(error guestmm: cannot resolve KERNEL=$(KERNEL) to a Debian kernel ABI)
+endif
+# Linux 7.x: its kbuild needs glibc >= 2.38 and gcc-14 or gcc-16, which a
+# Debian 12 host lacks; make lint-next builds for it in a build root.
+ifneq ($(filter 7.% 8.% 9.%,$(ABI)),)
+$(error guestmm: KERNEL=$(KERNEL) is Linux $(ABI): this host cannot build for it (make lint-next builds the modules for 7.x in a build root))
 endif
 KDIR := /usr/src/linux-headers-$(ABI)
 VMLINUX_BTF = $(shell $(KSH) vmlinux $(ABI))
@@ -201,6 +207,17 @@ bench: deps
 
 lint: headers
 	@scripts/lint.sh $(KDIR)
+
+# Debian's Linux 7.x builds (trixie-backports, forky, sid): a real kbuild
+# of the modules against each build's headers, in a build root of its
+# release (scripts/lint-next.sh, docs/kernels-next.md), one line per
+# build.  An early warning: not part of check or check-kernels; fails
+# when a build does.  LINT_NEXT_IGNORE_GUARD=1 compiles past compat.h's
+# refusal of kernels >= 6.17; LINT_NEXT_FLAVOURS="amd64 cloud-amd64"
+# adds the cloud flavour; LINT_NEXT_KERNELS=7.3 narrows the builds.
+.PHONY: lint-next
+lint-next:
+	@scripts/lint-next.sh $(KMOD_DIRS)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null

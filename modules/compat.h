@@ -20,7 +20,7 @@
 	((maj) < LINUX_VERSION_MAJOR ||				\
 	 ((maj) == LINUX_VERSION_MAJOR && (min) <= LINUX_VERSION_PATCHLEVEL))
 
-#if GMM_KERNEL_GE(6, 17)
+#if GMM_KERNEL_GE(6, 17) && !defined(GMM_LINT_NEXT) /* make lint-next LINT_NEXT_IGNORE_GUARD=1 */
 /*
  * 6.17 reworked movable_ops (no more __SetPageMovable) and later kernels
  * moved the balloon core to mm/balloon.c.  Not supported yet.

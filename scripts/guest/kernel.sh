@@ -16,7 +16,10 @@
 # e.g. 6.1.192-gmmdebug): it must have been built, as it lays out the same
 # cache and header directories, and is never fetched from apt.  The
 # backports suite is read through a private apt state
-# directory so the machine's own sources are never changed.
+# directory so the machine's own sources are never changed.  A Linux 7.x
+# series, suite or ABI (7.3, forky, 7.2.12+deb14-amd64) is handed to
+# kernel-next.sh beside this script (its fetch lays out the same root;
+# headers prints a KDIR for a build root, not the host).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -152,6 +155,11 @@ mkdir -p "$CACHE"
 [ $# -ge 1 ] || die "usage: kernel.sh abi|fetch|headers|vmlinux ARG"
 cmd=$1
 shift
+# Linux 7.x (trixie-backports, forky, sid; series, suite or ABI):
+# kernel-next.sh, which knows their packages.
+case ${1:-} in
+[7-9].*|forky|sid|trixie-backports) exec "$here/kernel-next.sh" "$cmd" "$@" ;;
+esac
 case $cmd in
 abi) cmd_abi "$@" ;;
 fetch|headers|vmlinux)
