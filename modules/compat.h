@@ -1,18 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Kernel API differences between Debian's 6.1 and 6.12 kernels that
- * guestmm modules care about.  Nothing else belongs here: every kernel
- * version test in the tree lives in this file, through GMM_KERNEL_GE().
+ * Kernel API differences between Debian's kernels (6.1, 6.12, and what
+ * 7.x changed) that guestmm modules care about.  Nothing else belongs
+ * here: every test of the kernel in the tree lives in this file, by
+ * feature (a macro of the kernel's own) where one tells, else by version
+ * through GMM_KERNEL_GE().
  */
 #ifndef _GUESTMM_COMPAT_H
 #define _GUESTMM_COMPAT_H
 
 #include <linux/version.h>
 #include <linux/err.h>
+#include <linux/gfp.h>
+#include <linux/migrate.h>
+#include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/page_reporting.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/virtio_config.h>
+#include <linux/vmstat.h>
 #include <uapi/linux/virtio_balloon.h>
 
 /* True when building against kernel maj.min or later. */
@@ -49,6 +56,67 @@
 #define gmm_migrate_no_copy(mode)	false
 #else
 #define gmm_migrate_no_copy(mode)	((mode) == MIGRATE_SYNC_NO_COPY)
+#endif
+
+/*
+ * Free page reporting's order: where the core has
+ * PAGE_REPORTING_ORDER_UNSPECIFIED (7.x), an order of 0 means order 0
+ * itself, every free 4 KiB page; before, 0 meant "the core's default"
+ * (pageblock_order).  report_order=0 keeps meaning the default.
+ */
+#ifdef PAGE_REPORTING_ORDER_UNSPECIFIED
+#define gmm_report_order(order)	\
+	((order) ? (order) : PAGE_REPORTING_ORDER_UNSPECIFIED)
+#else
+#define gmm_report_order(order)	(order)
+#endif
+
+/*
+ * alloc_contig_range() for ordinary movable memory: its third argument
+ * became acr_flags_t, where ACR_FLAGS_CMA (1) is what MIGRATE_MOVABLE (1)
+ * would silently ask for.
+ */
+#ifdef ACR_FLAGS_NONE
+#define gmm_alloc_contig_range(start, end, gfp)	\
+	alloc_contig_range(start, end, ACR_FLAGS_NONE, gfp)
+#else
+#define gmm_alloc_contig_range(start, end, gfp)	\
+	alloc_contig_range(start, end, MIGRATE_MOVABLE, gfp)
+#endif
+
+/*
+ * The n-th page of a run of contiguous memory: nth_page() where it
+ * exists; without it (7.x) the memmap of such a run is contiguous.
+ */
+#ifdef nth_page
+#define gmm_nth_page(page, n)	nth_page(page, n)
+#else
+#define gmm_nth_page(page, n)	((page) + (n))
+#endif
+
+/*
+ * The word of a struct page's flags, for test_bit(): page->flags is an
+ * unsigned long, or (7.x) memdesc_flags_t, a struct of that one word.
+ */
+#define gmm_page_flags(page)	((unsigned long *)&(page)->flags)
+
+/* A migration callback's success; the constant is gone in 7.x. */
+#ifndef MIGRATEPAGE_SUCCESS
+#define MIGRATEPAGE_SUCCESS	0
+#endif
+
+/*
+ * Reclaim scanned and stolen by kswapd and by direct reclaim, in pages:
+ * vm events on 6.x (PGSCAN_KSWAPD indexes all_vm_events()' array), node
+ * stats in the 7.2 and 7.3 headers (PGSCAN_KSWAPD is a node_stat_item,
+ * and indexing the event array with it compiles and reads another
+ * counter).  No macro tells the two apart; the kernels between are
+ * refused above.
+ */
+#if GMM_KERNEL_GE(7, 2)
+#define gmm_reclaim_stat(ev, item)	global_node_page_state(item)
+#else
+#define gmm_reclaim_stat(ev, item)	((ev)[item])
 #endif
 
 /* Stats tags added to the uapi header in 6.12; sent on every kernel. */

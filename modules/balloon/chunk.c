@@ -228,14 +228,14 @@ void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head)
 
 	lockdep_assert_held(&vb->balloon_lock);
 	for (i = 0; i < n; i++)
-		lock_page(nth_page(head, i));
+		lock_page(gmm_nth_page(head, i));
 	spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
 	for (i = 0; i < n; i++)
-		gmb_chunk_insert(vb, nth_page(head, i), true);
+		gmb_chunk_insert(vb, gmm_nth_page(head, i), true);
 	__count_vm_events(BALLOON_INFLATE, n);
 	spin_unlock_irqrestore(&vb->b_dev_info.pages_lock, flags);
 	for (i = 0; i < n; i++)
-		unlock_page(nth_page(head, i));
+		unlock_page(gmm_nth_page(head, i));
 }
 
 /*

@@ -196,8 +196,7 @@ static int gmb_defrag_block(struct gmb *vb, unsigned long blk)
 	 * only for an equal number of strays to be given back after.
 	 */
 	own = gmb_defrag_give_own(vb, blk);
-	err = alloc_contig_range(pfn, pfn + n, MIGRATE_MOVABLE,
-				 GFP_KERNEL | __GFP_NOWARN);
+	err = gmm_alloc_contig_range(pfn, pfn + n, GFP_KERNEL | __GFP_NOWARN);
 	if (err) {
 		if (own)
 			gmb_resize_later(vb, 0);

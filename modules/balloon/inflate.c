@@ -252,14 +252,14 @@ void gmb_add_block(struct gmb *vb, struct page *head)
 	lockdep_assert_held(&vb->balloon_lock);
 	if (vb->movable) {
 		for (i = 0; i < n; i++)
-			gmb_numa_track(vb, nth_page(head, i), 1, false);
+			gmb_numa_track(vb, gmm_nth_page(head, i), 1, false);
 		gmb_chunk_enqueue_block(vb, head);
 	} else {
 		for (i = 0; i < n; i++)
-			gmb_enqueue(vb, nth_page(head, i), true);
+			gmb_enqueue(vb, gmm_nth_page(head, i), true);
 	}
 	for (i = 0; i < n; i++) {
-		page = nth_page(head, i);
+		page = gmm_nth_page(head, i);
 		gmb_set_page_pfns(vb, vb->pfns + i * GMB_PAGES_PER_PAGE, page);
 		if (vb->adjust_managed)
 			adjust_managed_page_count(page, -1);

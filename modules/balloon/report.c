@@ -105,7 +105,7 @@ static int gmb_report(struct page_reporting_dev_info *pr_dev_info,
 int gmb_reporting_start(struct gmb *vb)
 {
 	struct device *dev = &vb->vdev->dev;
-	unsigned int capacity;
+	unsigned int capacity, order;
 	int err;
 
 	if (!gmb_has(vb, VIRTIO_BALLOON_F_REPORTING))
@@ -121,7 +121,8 @@ int gmb_reporting_start(struct gmb *vb)
 
 	vb->pr_dev_info.report = gmb_report;
 	/* 0 lets the core pick pageblock_order (2 MiB on x86). */
-	vb->pr_dev_info.order = READ_ONCE(gmb_param_report_order);
+	order = READ_ONCE(gmb_param_report_order);
+	vb->pr_dev_info.order = gmm_report_order(order);
 
 	err = page_reporting_register(&vb->pr_dev_info);
 	if (err == -EBUSY) {
@@ -137,8 +138,7 @@ int gmb_reporting_start(struct gmb *vb)
 	}
 	vb->reporting_registered = true;
 	dev_info(dev, "free page reporting enabled (order %u, delay %u ms)\n",
-		 vb->pr_dev_info.order ? vb->pr_dev_info.order :
-		 (unsigned int)pageblock_order,
+		 order ? order : (unsigned int)pageblock_order,
 		 max(READ_ONCE(gmb_param_report_delay_ms),
 		     jiffies_to_msecs(GMB_KERNEL_REPORT_DELAY)));
 	return 0;

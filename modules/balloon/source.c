@@ -155,7 +155,7 @@ static bool gmb_block_free(struct gmb *vb, unsigned long pfn, bool *reported)
 		page = pfn_to_page(pfn & ~((1UL << order) - 1));
 		if (PageBuddy(page) && READ_ONCE(page_private(page)) == order) {
 			/* The bit itself: PageReported() asserts on compounds. */
-			*reported = test_bit(PG_reported, &page->flags);
+			*reported = test_bit(PG_reported, gmm_page_flags(page));
 			return true;
 		}
 	}
@@ -269,8 +269,8 @@ static unsigned int gmb_block_cost(struct gmb *vb, unsigned long pfn,
 /* Take block @pfn whole: order-0 pages, each holding one reference. */
 static struct page *gmb_take_range(struct gmb *vb, unsigned long pfn)
 {
-	if (alloc_contig_range(pfn, pfn + gmb_blk_pages(vb), MIGRATE_MOVABLE,
-			       GFP_KERNEL | __GFP_NOWARN))
+	if (gmm_alloc_contig_range(pfn, pfn + gmb_blk_pages(vb),
+				   GFP_KERNEL | __GFP_NOWARN))
 		return NULL;
 	return pfn_to_page(pfn);
 }

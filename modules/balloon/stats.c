@@ -65,13 +65,13 @@ static unsigned int gmb_stats_fill(struct gmb *vb)
 		gmb_stat(vb, &idx, VIRTIO_BALLOON_S_ALLOC_STALL, stall);
 	}
 	gmb_stat(vb, &idx, VIRTIO_BALLOON_S_ASYNC_SCAN,
-		 pages_to_bytes(ev[PGSCAN_KSWAPD]));
+		 pages_to_bytes(gmm_reclaim_stat(ev, PGSCAN_KSWAPD)));
 	gmb_stat(vb, &idx, VIRTIO_BALLOON_S_DIRECT_SCAN,
-		 pages_to_bytes(ev[PGSCAN_DIRECT]));
+		 pages_to_bytes(gmm_reclaim_stat(ev, PGSCAN_DIRECT)));
 	gmb_stat(vb, &idx, VIRTIO_BALLOON_S_ASYNC_RECLAIM,
-		 pages_to_bytes(ev[PGSTEAL_KSWAPD]));
+		 pages_to_bytes(gmm_reclaim_stat(ev, PGSTEAL_KSWAPD)));
 	gmb_stat(vb, &idx, VIRTIO_BALLOON_S_DIRECT_RECLAIM,
-		 pages_to_bytes(ev[PGSTEAL_DIRECT]));
+		 pages_to_bytes(gmm_reclaim_stat(ev, PGSTEAL_DIRECT)));
 #endif
 	gmb_stat(vb, &idx, VIRTIO_BALLOON_S_MEMFREE,
 		 pages_to_bytes(i.freeram));
