@@ -8,34 +8,15 @@ KERNELS = ("6.1", "6.12")
 TIMEOUT = 900
 LIGHT = True
 
-MIB = 1 << 20
-
 
 def run(g):
-    ram = g.mem * MIB
     out = g.sh("guestmm-stat load")
     assert "guestmm probes loaded" in out, out
     bpfcheck.quiesce(g)
     before = bpfcheck.snapshot(g)
 
-    # Fragment: every other 4 KiB page of 600 MiB stays allocated.
-    g.sh("frag 600 2 > /tmp/frag.out 2>&1 & "
-         "while ! grep -q ready /tmp/frag.out; do sleep 0.5; done")
-    # The balloon fills holes, so compaction has balloon pages to move.
-    g.balloon(ram - 128 * MIB)
-    g.wait_balloon(ram - 128 * MIB, timeout=300)
-    # More order-9 allocations than there are free 2 MiB blocks: they
-    # compact directly (stalls that succeed and that fail).  200 are that
-    # in 1 GiB; a guest with more RAM (the debug kernel's) needs more.
-    n = max(200, g.meminfo()["MemFree"] // 2048 + 50)
-    g.sh("modprobe guestmm_highalloc && "
-         "echo %d > /sys/kernel/debug/guestmm_highalloc/alloc && "
-         "cat /sys/kernel/debug/guestmm_highalloc/alloc" % n, timeout=600)
-    g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=300)
-    g.sh("echo 0 > /sys/kernel/debug/guestmm_highalloc/alloc")
-    g.balloon(ram)
-    g.wait_balloon(ram, timeout=300)
-    g.sh("kill $(pidof frag); sleep 1")
+    # Direct compaction that succeeds and fails, and compact_memory.
+    bpfcheck.direct_compaction_workload(g, compact=True)
 
     after = bpfcheck.snapshot(g)
     d = bpfcheck.assert_exact(before, after, bpfcheck.COMPACTION +

@@ -4,7 +4,6 @@
 import bpfcheck
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=["virtio_balloon"])
-MIB = 1 << 20
 KERNELS = ("6.1", "6.12")
 TIMEOUT = 600
 LIGHT = True
@@ -26,22 +25,8 @@ def run(g):
     bpfcheck.quiesce(g)
     before = bpfcheck.snapshot(g)
 
-    # As bpf_counters_vmstat: every other 4 KiB page of 600 MiB held, the
-    # balloon in the holes, then more order-9 allocations than there are
-    # free 2 MiB blocks: direct compaction that succeeds and that fails.
-    ram = g.mem * MIB
-    g.sh("frag 600 2 > /tmp/frag.out 2>&1 & "
-         "while ! grep -q ready /tmp/frag.out; do sleep 0.5; done")
-    g.balloon(ram - 128 * MIB)
-    g.wait_balloon(ram - 128 * MIB, timeout=300)
-    n = max(200, g.meminfo()["MemFree"] // 2048 + 50)
-    g.sh("modprobe guestmm_highalloc && "
-         "echo %d > /sys/kernel/debug/guestmm_highalloc/alloc && "
-         "cat /sys/kernel/debug/guestmm_highalloc/alloc" % n, timeout=400)
-    g.sh("echo 0 > /sys/kernel/debug/guestmm_highalloc/alloc")
-    g.balloon(ram)
-    g.wait_balloon(ram, timeout=300)
-    g.sh("kill $(pidof frag); sleep 1")
+    # As bpf_counters_vmstat, without its compact_memory.
+    bpfcheck.direct_compaction_workload(g)
 
     after = bpfcheck.snapshot(g)
     d = bpfcheck.assert_exact(before, after, DIRECT)

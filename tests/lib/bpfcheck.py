@@ -45,6 +45,31 @@ def balloon_workload(g, mib=128):
     g.sh("kill $(pidof frag); sleep 1")
 
 
+def direct_compaction_workload(g, compact=False):
+    """Direct compaction that succeeds and that fails: frag holds every
+    other 4 KiB page of 600 MiB, the balloon inflates 128 MiB into the
+    holes (so compaction has balloon pages to move), then more order-9
+    allocations than there are free 2 MiB blocks (200 are that in 1 GiB;
+    a guest with more RAM, the debug kernel's, needs more); compact=True
+    adds a compact_memory while they are held.  Everything is given back
+    afterwards."""
+    ram = g.mem << 20
+    ha = "/sys/kernel/debug/guestmm_highalloc/alloc"
+    g.sh("frag 600 2 > /tmp/frag.out 2>&1 & "
+         "while ! grep -q ready /tmp/frag.out; do sleep 0.5; done")
+    g.balloon(ram - (128 << 20))
+    g.wait_balloon(ram - (128 << 20), timeout=300)
+    n = max(200, g.meminfo()["MemFree"] // 2048 + 50)
+    g.sh("modprobe guestmm_highalloc && echo %d > %s && cat %s" % (
+        n, ha, ha), timeout=600)
+    if compact:
+        g.sh("echo 1 > /proc/sys/vm/compact_memory", timeout=300)
+    g.sh("echo 0 > " + ha)
+    g.balloon(ram)
+    g.wait_balloon(ram, timeout=300)
+    g.sh("kill $(pidof frag); sleep 1")
+
+
 def snapshot(g):
     """(guestmm-stat show -j as a dict, /proc/vmstat as a dict), read back
     to back in one guest command."""
