@@ -421,6 +421,23 @@ int BPF_PROG(guestmm_try_to_compact_exit, gfp_t gfp_mask, unsigned int order,
 }
 
 /*
+ * A direct-compaction stall of @order ends: its outcome (a page or none)
+ * and, where its start was seen, its duration @ns, in @d, the order's row.
+ */
+static __always_inline void direct_settle(struct guestmm_compact_direct *d,
+					  __u32 order, bool got_page, __u64 ns)
+{
+	if (got_page)
+		INC(d->success);
+	else
+		INC(d->fail);
+	if (ns) {
+		ADD(d->stall_ns, ns);
+		hist_add(&lat_direct, clamp_idx(order, GUESTMM_ORDERS), ns);
+	}
+}
+
+/*
  * Mirrors the accounting at the end of __alloc_pages_direct_compact():
  * order 0 returns before compacting; COMPACT_SKIPPED returns before
  * COMPACTSTALL; otherwise one stall, then COMPACTSUCCESS if a page came
@@ -447,14 +464,7 @@ int BPF_PROG(guestmm_direct_compact_exit, gfp_t gfp_mask, unsigned int order,
 		return 0;
 	}
 	INC(d->stall);
-	if (page)
-		INC(d->success);
-	else
-		INC(d->fail);
-	if (ns) {
-		ADD(d->stall_ns, ns);
-		hist_add(&lat_direct, clamp_idx(order, GUESTMM_ORDERS), ns);
-	}
+	direct_settle(d, order, page, ns);
 	return 0;
 }
 
@@ -505,23 +515,6 @@ int BPF_PROG(guestmm_direct_tc_entry, gfp_t gfp_mask, unsigned int order,
 	return 0;
 }
 
-static __always_inline void direct_settle(__u32 order, bool got_page, __u64 ns)
-{
-	struct guestmm_compact_direct *d;
-
-	d = slot(&compact_direct, clamp_idx(order, GUESTMM_ORDERS));
-	if (!d)
-		return;
-	if (got_page)
-		INC(d->success);
-	else
-		INC(d->fail);
-	if (ns) {
-		ADD(d->stall_ns, ns);
-		hist_add(&lat_direct, clamp_idx(order, GUESTMM_ORDERS), ns);
-	}
-}
-
 /*
  * The last argument is read raw with bpf_get_func_arg(), and the page
  * behind it with a probe read: 6.1's verifier does not let a program read
@@ -567,7 +560,8 @@ int BPF_PROG(guestmm_direct_tc_exit)
 	}
 	INC(d->stall);
 	if (captured) {
-		direct_settle(order, true, inflight_end(INFLIGHT_DIRECT, NULL, NULL));
+		direct_settle(d, order, true,
+			      inflight_end(INFLIGHT_DIRECT, NULL, NULL));
 		return 0;
 	}
 	v->aux2[INFLIGHT_DIRECT] = 1;
@@ -579,6 +573,7 @@ SEC("fexit/get_page_from_freelist")
 int BPF_PROG(guestmm_direct_tc_freelist, gfp_t gfp_mask, unsigned int alloc_order,
 	     int alloc_flags, const struct alloc_context *ac)
 {
+	struct guestmm_compact_direct *d;
 	struct guestmm_inflight *v;
 	__u64 page = 0, ns;
 	__u32 order = 0;
@@ -592,7 +587,9 @@ int BPF_PROG(guestmm_direct_tc_freelist, gfp_t gfp_mask, unsigned int alloc_orde
 	ADD(direct_waiting, -1);
 	ns = inflight_end(INFLIGHT_DIRECT, &order, NULL);
 	bpf_get_func_ret(ctx, &page);
-	direct_settle(order, page != 0, ns);
+	d = slot(&compact_direct, clamp_idx(order, GUESTMM_ORDERS));
+	if (d)
+		direct_settle(d, order, page, ns);
 	return 0;
 }
 
