@@ -43,9 +43,6 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-CACHE=${GUESTMM_CACHE:-$HOME/.cache/guestmm}
-RDIR=$CACHE/rootfs
-DEBS=$RDIR/debs
 KNEXT=$top/scripts/guest/kernel-next.sh
 OUT=$top/build/lint-next
 FLAVOURS=${LINT_NEXT_FLAVOURS:-amd64}

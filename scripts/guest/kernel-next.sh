@@ -46,63 +46,23 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 CACHE=${GUESTMM_CACHE:-$HOME/.cache/guestmm}
 SUITES=${NEXT_SUITES:-trixie-backports forky sid}
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 die() { echo "kernel-next.sh: $*" >&2; exit 1; }
 
-# The mirror the machine already uses for Debian (not its security one).
-debian_mirror() {
-	local uri
-	uri=$(grep -hs -E '^(URIs:|deb )' /etc/apt/sources.list.d/*.sources \
-		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		grep -v -e security -e nodesource -e google |
-		sed -E 's/^URIs:[[:space:]]*//; s/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?//' |
-		awk '{print $1; exit}')
-	[ -n "$uri" ] || die "cannot find the Debian mirror in /etc/apt"
-	echo "${uri%/}"
-}
+# shellcheck source=scripts/rootfs/aptview.sh
+. "$here/../rootfs/aptview.sh"
 
 # apt options for the private view of SUITE (a -backports suite with its
-# base suite), its lists refreshed at most daily.
-view_opts() {
-	local s=$1 d=$CACHE/apt/$1 mirror b
-	if [ ! -s "$d/sources.list" ]; then
-		mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
-		mirror=$(debian_mirror)
-		{
-			case $s in
-			*-backports)
-				b=${s%-backports}
-				echo "deb [signed-by=$KEYRING] $mirror $b main" ;;
-			esac
-			echo "deb [signed-by=$KEYRING] $mirror $s main"
-		} >"$d/sources.list"
-	fi
-	echo "-o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=/dev/null" \
-		"-o Dir::State::Lists=$d/lists -o Dir::Cache=$d/cache" \
-		"-o APT::Sandbox::User=root -o APT::Architectures=amd64"
-}
-
-view_update() {
-	local s=$1 d=$CACHE/apt/$1 opts
-	opts=$(view_opts "$s")
-	if [ -z "$(find "$d/updated" -mmin -1440 2>/dev/null)" ]; then
-		(
-			flock 9
-			[ -n "$(find "$d/updated" -mmin -1440 2>/dev/null)" ] && exit 0
-			# shellcheck disable=SC2086
-			apt-get $opts -q update >&2 || die "apt-get update ($s) failed"
-			touch "$d/updated"
-		) 9>"$d/.lock" || exit 1
-	fi
-}
+# base suite), and its lists refreshed at most daily.
+next_opts() { view_opts "$(suite_view "$1")"; }
+next_update() { view_update "$(suite_view "$1")" 1440; }
 
 # "suite abi flavour version series" for every linux-headers-<abi> of
 # one suite (not of a -backports view's base suite).
 list_suite() {
 	local s=$1 opts names
-	view_update "$s"
-	opts=$(view_opts "$s")
+	next_update "$s"
+	opts=$(next_opts "$s")
 	# shellcheck disable=SC2086
 	names=$(apt-cache $opts pkgnames linux-headers- |
 		grep -E '^linux-headers-[0-9][^ ]*-(amd64|cloud-amd64)$' |
@@ -158,8 +118,8 @@ cmd_abi() {
 cmd_suite() {
 	local abi=$1 s opts
 	for s in $SUITES; do
-		view_update "$s"
-		opts=$(view_opts "$s")
+		next_update "$s"
+		opts=$(next_opts "$s")
 		# shellcheck disable=SC2086
 		if apt-cache $opts madison "linux-headers-$abi" 2>/dev/null |
 			grep -q " $s/"; then
@@ -201,7 +161,7 @@ pkg_set() {
 cmd_debs() {
 	local abi=$1 what=${2:-} suite opts dir=$CACHE/kernels/$1/debs p f
 	suite=$(cmd_suite "$abi")
-	opts=$(view_opts "$suite")
+	opts=$(next_opts "$suite")
 	tmp=$(mktemp -d "$CACHE/dl.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	mkdir -p "$dir"

@@ -27,43 +27,13 @@ CACHE=${GUESTMM_CACHE:-$HOME/.cache/guestmm}
 
 die() { echo "kernel.sh: $*" >&2; exit 1; }
 
-# The mirror the machine already uses for Debian, so no host name is ours.
-debian_mirror() {
-	local uri
-	uri=$(grep -hs -E '^(URIs:|deb )' /etc/apt/sources.list.d/*.sources \
-		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		grep -v -e security -e nodesource -e google |
-		sed -E 's/^URIs:[[:space:]]*//; s/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?//' |
-		awk '{print $1; exit}')
-	[ -n "$uri" ] || die "cannot find the Debian mirror in /etc/apt"
-	echo "$uri"
-}
+# shellcheck source=scripts/rootfs/aptview.sh
+. "$here/../rootfs/aptview.sh"
 
-# apt options for a private view of bookworm + bookworm-backports.
-bpo_opts() {
-	local d=$CACHE/apt/bookworm-backports mirror
-	if [ ! -s "$d/sources.list" ]; then
-		mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
-		mirror=$(debian_mirror)
-		{
-			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main"
-			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm-backports main"
-		} >"$d/sources.list"
-	fi
-	echo "-o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=/dev/null" \
-		"-o Dir::State::Lists=$d/lists -o Dir::Cache=$d/cache -o APT::Sandbox::User=root"
-}
-
-bpo_update() {
-	local opts stamp=$CACHE/apt/bookworm-backports/updated
-	opts=$(bpo_opts)
-	# Refresh at most daily: the ABI moves, but not by the minute.
-	if [ -z "$(find "$stamp" -mmin -1440 2>/dev/null)" ]; then
-		# shellcheck disable=SC2086
-		apt-get $opts -q update >&2 || die "apt-get update (bookworm-backports) failed"
-		touch "$stamp"
-	fi
-}
+# apt options for the private view of bookworm + bookworm-backports, and
+# its lists refreshed at most daily: the ABI moves, but not by the minute.
+bpo_opts() { view_opts "$(suite_view bookworm-backports)"; }
+bpo_update() { view_update "$(suite_view bookworm-backports)" 1440; }
 
 # apt options for the suite an ABI comes from.  A "+deb12" ABI is 6.12
 # for Debian 12: bookworm-security's linux-6.12 (6.12.107+deb12-amd64 on)

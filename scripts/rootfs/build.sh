@@ -38,9 +38,6 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-CACHE=${GUESTMM_CACHE:-$HOME/.cache/guestmm}
-RDIR=$CACHE/rootfs
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 # What the image gets on top of minbase (dependencies, no recommends).
 PKGS="linux-image-amd64 linux-headers-amd64 dkms build-essential bpftool
@@ -48,6 +45,8 @@ kmod systemd-sysv udev initramfs-tools openssl xz-utils zstd"
 
 die() { echo "rootfs/build.sh: $*" >&2; exit 1; }
 log() { echo "rootfs: $*" >&2; }
+# shellcheck source=scripts/rootfs/root.sh
+. "$here/root.sh"
 
 series=6.1 force=0 keyonly=0 abionly=0
 while [ $# -gt 0 ]; do
@@ -70,46 +69,11 @@ trixie|13) series=trixie SUITE=trixie ;;
 esac
 [ "$(id -u)" = 0 ] || die "must run as root (debootstrap, chroot)"
 
-# The first URI the machine's apt sources use for a Debian suite (deb822
-# .sources and one-line .list files), so no mirror name is written here.
-mirror_for() {
-	local want=$1 f files=()
-	for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list \
-		/etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] && files+=("$f")
-	done
-	[ ${#files[@]} -gt 0 ] || return 0
-	awk -v want="$want" '
-	function flush() {
-		if (uris != "" && (" " suites " ") ~ (" " want " ") && !found) {
-			split(uris, u, " "); print u[1]; found = 1
-		}
-		uris = ""; suites = ""
-	}
-	FNR == 1 { flush() }
-	FILENAME ~ /\.sources$/ {
-		if ($0 ~ /^[ \t]*$/) { flush(); next }
-		if ($1 == "URIs:") { uris = $2 }
-		if ($1 == "Suites:") { $1 = ""; suites = $0 }
-		next
-	}
-	/^deb[ \t]/ {
-		flush()
-		sub(/^deb[ \t]+(\[[^]]*\][ \t]+)?/, "")
-		uris = $1; suites = $2; flush()
-	}
-	END { flush() }
-	' "${files[@]}"
-}
-
-# A suite the machine does not use itself (trixie on Debian 12) comes from
-# the mirror of the machine's own release: the same archive has them all.
-HOST_SUITE=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-MIRROR=$(mirror_for $SUITE)
-[ -n "$MIRROR" ] || [ -z "$HOST_SUITE" ] || MIRROR=$(mirror_for "$HOST_SUITE")
-[ -n "$MIRROR" ] || die "no Debian $SUITE mirror in /etc/apt/sources.list{,.d}"
-SECURITY=$(mirror_for $SUITE-security)
-[ -n "$SECURITY" ] || [ -z "$HOST_SUITE" ] || SECURITY=$(mirror_for "$HOST_SUITE-security")
+# The mirrors the machine uses for the suite (aptview.sh: for a suite it
+# does not use itself, trixie on Debian 12, those of its own release: the
+# same archive has them all); a -security mirror where there is one.
+MIRROR=$(debian_mirror "$SUITE")
+SECURITY=$(debian_mirror "$SUITE-security" 2>/dev/null) || SECURITY=""
 
 sources_list() {
 	local opt="[signed-by=$KEYRING]"
@@ -131,28 +95,13 @@ apt_pkgs() {
 }
 
 # A private apt view: the image's sources, nothing installed.  Refreshed
-# at most hourly.
+# at most hourly, and whenever the sources change.
 APTD=$RDIR/apt/$series
-apt_opts() {
-	echo "-o Dir::Etc::SourceList=$APTD/sources.list -o Dir::Etc::SourceParts=/dev/null" \
-		"-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null" \
-		"-o Dir::State::Lists=$APTD/lists -o Dir::Cache=$APTD/cache" \
-		"-o Dir::State::status=$APTD/status -o APT::Sandbox::User=root"
-}
+apt_opts() { view_opts "$APTD" "$APTD/status"; }
 apt_update() {
-	mkdir -p "$APTD/lists/partial" "$APTD/cache/archives/partial"
+	sources_list | view_sources "$APTD"
 	: >"$APTD/status"
-	sources_list >"$APTD/sources.list.new"
-	if ! cmp -s "$APTD/sources.list.new" "$APTD/sources.list" ||
-		[ -z "$(find "$APTD/updated" -mmin -60 2>/dev/null)" ]; then
-		mv "$APTD/sources.list.new" "$APTD/sources.list"
-		# shellcheck disable=SC2046
-		apt-get $(apt_opts) -q update >&2 ||
-			die "apt-get update failed$([ "$SUITE" = bookworm ] ||
-				echo " (the $SUITE keys: debian-archive-keyring 2023.3+deb12u2 or later)")"
-		touch "$APTD/updated"
-	fi
-	rm -f "$APTD/sources.list.new"
+	view_update "$APTD" 60
 }
 
 # The key: every package version apt would install for PKGS now, plus
@@ -167,7 +116,8 @@ resolve_key() {
 	{
 		echo "series $series"
 		sed -n 's/^Inst \([^ ]*\) (\([^ ]*\) .*/\1 \2/p' "$APTD/resolved.txt" | sort
-		sha256sum "$0" "$top/scripts/guest/agent.sh" | cut -d' ' -f1
+		sha256sum "$0" "$here/root.sh" "$here/aptview.sh" \
+			"$top/scripts/guest/agent.sh" | cut -d' ' -f1
 	} | sha256sum | cut -c1-12
 }
 
@@ -197,53 +147,16 @@ fi
 
 # ---- build --------------------------------------------------------------
 t0=$(date +%s)
-DEBS=$RDIR/debs
 mkdir -p "$DEBS/partial"
 work=$(mktemp -d "$RDIR/tmp.XXXXXX")
 root=$work/root
-mounts=()
-cleanup() {
-	local i
-	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-		umount -l "${mounts[$i]}" 2>/dev/null || true
-	done
-	mounts=()
-	rm -rf "$work"
-}
-trap cleanup EXIT
-mnt() {	# mnt TARGET mount-args...
-	local t=$1
-	shift
-	mkdir -p "$t"
-	mount "$@" "$t"
-	mounts+=("$t")
-}
+trap root_cleanup EXIT
 
 log "building $name (kernel $abi) in $work"
-log "debootstrap $SUITE (minbase) from $MIRROR"
-debootstrap --variant=minbase --cache-dir="$DEBS" --keyring="$KEYRING" \
-	"$SUITE" "$root" "$MIRROR" >"$work/debootstrap.log" 2>&1 || {
-	tail -n 30 "$work/debootstrap.log" >&2
-	die "debootstrap failed"
-}
+root_bootstrap "$SUITE" "$root" "$MIRROR"
 t1=$(date +%s)
+root_prepare "$root" "$APTD/sources.list"
 
-sources_list >"$root/etc/apt/sources.list"
-cat >"$root/etc/apt/apt.conf.d/90no-recommends" <<'EOF'
-APT::Install-Recommends "false";
-APT::Install-Suggests "false";
-EOF
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-chmod 755 "$root/usr/sbin/policy-rc.d"
-mnt "$root/proc" -t proc proc
-mnt "$root/sys" -t sysfs sysfs
-mnt "$root/dev" --bind /dev
-mnt "$root/dev/pts" --bind /dev/pts
-mnt "$root/var/cache/apt/archives" --bind "$DEBS"
-
-in_root() {
-	DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 chroot "$root" "$@"
-}
 # Two steps, so that the initramfs is generated once: first the boot
 # userland (everything that brings initramfs hooks), then, with
 # initramfs-tools' own trigger switched off, the kernel (whose postinst
@@ -300,15 +213,9 @@ in_root systemctl enable guestmm-agent.service >/dev/null 2>&1
 in_root systemctl mask apt-daily.timer apt-daily-upgrade.timer \
 	fstrim.timer e2scrub_all.timer e2scrub_reap.service >/dev/null 2>&1 || true
 
-rm -f "$root/usr/sbin/policy-rc.d"
-# shellcheck disable=SC2016
-in_root dpkg-query -W -f '${Package} ${Version}\n' | sort >"$work/packages.txt"
-for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-	umount "${mounts[$i]}" || umount -l "${mounts[$i]}"
-done
-mounts=()
-rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/tmp/* \
-	"$root"/var/log/apt/* "$root"/var/log/dpkg.log
+root_seal "$root" "$work/packages.txt"
+root_close
+rm -rf "$root"/var/lib/apt/lists/*
 
 # ---- the image ------------------------------------------------------------
 mkdir -p "$work/img"
@@ -316,23 +223,7 @@ cp "$root/boot/vmlinuz-$abi" "$work/img/vmlinuz"
 cp "$root/boot/initrd.img-$abi" "$work/img/initrd.img"
 echo "$abi" >"$work/img/abi"
 mv "$work/packages.txt" "$work/img/"
-used=$(du -sm "$root" | cut -f1)
-# Room for dkms builds and their objects (sparse: costs nothing unused).
-size=$((used + 2048))
-log "mkfs.ext4 -d (${used} MiB used, ${size} MiB image)"
-truncate -s "${size}M" "$work/img/rootfs.ext4"
-mkfs.ext4 -q -F -L guestmm-root -d "$root" "$work/img/rootfs.ext4" ||
-	die "mkfs.ext4 -d failed"
+# Room for dkms builds and their objects.
+root_mkfs "$root" "$work/img/rootfs.ext4" guestmm-root 2048
 t3=$(date +%s)
-printf 'debootstrap %ds, apt %ds, image %ds, total %ds\n' \
-	$((t1 - t0)) $((t2 - t1)) $((t3 - t2)) $((t3 - t0)) >"$work/img/build-time.txt"
-cp "$work/debootstrap.log" "$work/apt.log" "$work/img/"
-touch "$work/img/ok"
-
-rm -rf "$out"
-mv "$work/img" "$out"
-for old in "$RDIR/$prefix-"*; do
-	[ "$old" = "$out" ] || rm -rf "$old"
-done
-log "built $name in $((t3 - t0))s ($(cat "$out/build-time.txt"))"
-echo "$out"
+root_publish "$work/img" "$out" "$RDIR/$prefix-" "$t0" "$t1" "$t2" "$t3"

@@ -36,10 +36,6 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-CACHE=${GUESTMM_CACHE:-$HOME/.cache/guestmm}
-RDIR=$CACHE/rootfs
-DEBS=$RDIR/debs
-
 die() { echo "rootfs/deb-build.sh: $*" >&2; exit 1; }
 log() { echo "deb-build: $*" >&2; }
 # shellcheck source=scripts/rootfs/root.sh
@@ -80,19 +76,13 @@ cmp -s "$root/etc/apt/sources.list" "$APTD/sources.list" ||
 	flock 9
 	cp -a "$APTD/lists/." "$root/var/lib/apt/lists/"
 ) 9>"$RDIR/.lock"
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-chmod 755 "$root/usr/sbin/policy-rc.d"
+root_no_services "$root"
 
-# A clean environment: nothing of the caller's (MAKEFLAGS from make deb,
-# DEB_BUILD_OPTIONS, ...) reaches the build root's tools.
-ENV=(env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8
-	DEBIAN_FRONTEND=noninteractive)
-in_root() {
-	chroot "$root" "${ENV[@]}" "$@"
-}
-# The build and lintian: no network.
+# The build and lintian: no network.  (in_root, root.sh's, runs its
+# command in a clean environment: nothing of the caller's, MAKEFLAGS from
+# make deb or DEB_BUILD_OPTIONS, reaches the build root's tools.)
 in_root_offline() {
-	unshare -n chroot "$root" "${ENV[@]}" "$@"
+	unshare -n chroot "$root" "${ROOT_ENV[@]}" "$@"
 }
 t1=$(date +%s)
 

@@ -33,16 +33,14 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-CACHE=${GUESTMM_CACHE:-$HOME/.cache/guestmm}
-RDIR=$CACHE/rootfs
-DEBS=$RDIR/debs
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 KNEXT=$top/scripts/guest/kernel-next.sh
 
 PKGS="build-essential make bc kmod dwarves linux-base"
 
 die() { echo "rootfs/kbuild-root.sh: $*" >&2; exit 1; }
 log() { echo "kbuild-root: $*" >&2; }
+# shellcheck source=scripts/rootfs/root.sh
+. "$here/root.sh"
 
 suite="" force=0 keyonly=0
 while [ $# -gt 0 ]; do
@@ -79,13 +77,7 @@ work=""
 exec 9>"$RDIR/.lock"
 flock 9
 status=$(mktemp "$RDIR/status.XXXXXX")
-apt_opts() {
-	echo "-o Dir::Etc::SourceList=$APTD/sources.list -o Dir::Etc::SourceParts=/dev/null" \
-		"-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null" \
-		"-o Dir::State::Lists=$APTD/lists -o Dir::Cache=$APTD/cache" \
-		"-o Dir::State::status=$status -o APT::Sandbox::User=root" \
-		"-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= -o APT::Architectures=amd64"
-}
+apt_opts() { view_opts "$APTD" "$status"; }
 # shellcheck disable=SC2046
 compiler=$(apt-cache $(apt_opts) show --no-all-versions "linux-headers-$abi" |
 	sed -n 's/^Depends: //p' | tr ',' '\n' |
@@ -103,7 +95,7 @@ apt-get $(apt_opts) -s -q install --no-install-recommends $pkgs \
 key=$({
 	echo "suite $suite"
 	sed -n 's/^Inst \([^ ]*\) (\([^ ]*\) .*/\1 \2/p' "$status.resolved" | sort
-	sha256sum "$0" | cut -d' ' -f1
+	sha256sum "$0" "$here/root.sh" "$here/aptview.sh" | cut -d' ' -f1
 } | sha256sum | cut -c1-12)
 rm -f "$status" "$status.resolved"
 name=kbuild-$suite-$key
@@ -121,52 +113,12 @@ fi
 t0=$(date +%s)
 work=$(mktemp -d "$RDIR/tmp.XXXXXX")
 root=$work/root
-mounts=()
-cleanup() {
-	local i
-	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-		umount -l "${mounts[$i]}" 2>/dev/null || true
-	done
-	mounts=()
-	rm -rf "$work"
-}
-trap cleanup EXIT
-mnt() {	# mnt TARGET mount-args...
-	local t=$1
-	shift
-	mkdir -p "$t"
-	mount "$@" "$t"
-	mounts+=("$t")
-}
+trap root_cleanup EXIT
 
 log "building $name ($release, $compiler) in $work"
-debootstrap --variant=minbase --cache-dir="$DEBS" --keyring="$KEYRING" \
-	"$release" "$root" "$MIRROR" "/usr/share/debootstrap/scripts/$script" \
-	>"$work/debootstrap.log" 2>&1 || {
-	tail -n 30 "$work/debootstrap.log" >&2
-	die "debootstrap $release failed"
-}
+root_bootstrap "$release" "$root" "$MIRROR" "$script"
 t1=$(date +%s)
-cp "$APTD/sources.list" "$root/etc/apt/sources.list"
-cat >"$root/etc/apt/apt.conf.d/90no-recommends" <<'EOF'
-APT::Install-Recommends "false";
-APT::Install-Suggests "false";
-EOF
-# The host's apt checks a Release file's Valid-Until or not, and read the
-# view's lists so: the root's apt the same (this machine's archive may
-# serve forky and sid past it).
-if [ "$(apt-config shell v Acquire::Check-Valid-Until)" = "v='false'" ]; then
-	echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/90valid-until"
-fi
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-chmod 755 "$root/usr/sbin/policy-rc.d"
-mnt "$root/proc" -t proc proc
-mnt "$root/dev" --bind /dev
-mnt "$root/var/cache/apt/archives" --bind "$DEBS"
-in_root() {
-	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-		LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
-}
+root_prepare "$root" "$APTD/sources.list"
 log "apt-get install $pkgs"
 # shellcheck disable=SC2086
 {
@@ -179,35 +131,13 @@ log "apt-get install $pkgs"
 	die "apt-get in the $suite root failed"
 }
 t2=$(date +%s)
-rm -f "$root/usr/sbin/policy-rc.d"
 mkdir -p "$work/img"
-# shellcheck disable=SC2016
-in_root dpkg-query -W -f '${Package} ${Version}\n' | sort >"$work/img/packages.txt"
-for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-	umount "${mounts[$i]}" || umount -l "${mounts[$i]}"
-done
-mounts=()
-rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/tmp/* \
-	"$root"/var/log/apt/* "$root"/var/log/dpkg.log
-
-used=$(du -sm "$root" | cut -f1)
-# Room for several kernels' headers and the objects (sparse: costs
-# nothing unused).
-size=$((used + 4096))
-truncate -s "${size}M" "$work/img/rootfs.ext4"
-mkfs.ext4 -q -F -L guestmm-kbuild -d "$root" "$work/img/rootfs.ext4" ||
-	die "mkfs.ext4 -d failed"
+root_seal "$root" "$work/img/packages.txt"
+root_close
+rm -rf "$root"/var/lib/apt/lists/*
+# Room for several kernels' headers and the objects.
+root_mkfs "$root" "$work/img/rootfs.ext4" guestmm-kbuild 4096
 echo "$compiler" >"$work/img/compiler"
 echo "$APTD" >"$work/img/apt-view"
 t3=$(date +%s)
-printf 'debootstrap %ds, apt %ds, image %ds, total %ds\n' \
-	$((t1 - t0)) $((t2 - t1)) $((t3 - t2)) $((t3 - t0)) >"$work/img/build-time.txt"
-cp "$work/debootstrap.log" "$work/apt.log" "$work/img/"
-touch "$work/img/ok"
-rm -rf "$out"
-mv "$work/img" "$out"
-for old in "$RDIR/kbuild-$suite-"*; do
-	[ "$old" = "$out" ] || rm -rf "$old"
-done
-log "built $name in $((t3 - t0))s ($(cat "$out/build-time.txt"))"
-echo "$out"
+root_publish "$work/img" "$out" "$RDIR/kbuild-$suite-" "$t0" "$t1" "$t2" "$t3"

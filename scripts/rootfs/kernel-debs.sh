@@ -50,15 +50,13 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-CACHE=${GUESTMM_CACHE:-$HOME/.cache/guestmm}
-RDIR=$CACHE/rootfs
-DEBS=$RDIR/debs
-
 # The kernel packages: the image's that the status loses, the set's names.
 KPKG='linux-(image|headers|kbuild|compiler)-'
 
 die() { echo "rootfs/kernel-debs.sh: $*" >&2; exit 1; }
 log() { echo "rootfs: $*" >&2; }
+# shellcheck source=scripts/rootfs/root.sh
+. "$here/root.sh"
 
 arg="" outdir="" checks=() pkgs="" flavour=amd64
 while [ $# -gt 0 ]; do
@@ -115,27 +113,13 @@ if [ -n "$pin" ]; then
 fi
 
 APTD=$RDIR/apt/$series
-apt_opts() {	# apt_opts STATUS
-	echo "-o Dir::Etc::SourceList=$APTD/sources.list -o Dir::Etc::SourceParts=/dev/null" \
-		"-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null" \
-		"-o Dir::State::Lists=$APTD/lists -o Dir::Cache=$APTD/cache" \
-		"-o Dir::State::status=$1 -o APT::Sandbox::User=root" \
-		"-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache="
-}
+apt_opts() { view_opts "$APTD" "$1"; }	# apt_opts STATUS
 
 exec 9>"$RDIR/.lock"
 flock 9
 [ -f "$base/ok" ] || die "the base image $base went away"
 work=$(mktemp -d "$RDIR/tmp.XXXXXX")
-qsd=""
-cleanup() {
-	if [ -n "$qsd" ]; then
-		kill "$qsd" 2>/dev/null || true
-		while kill -0 "$qsd" 2>/dev/null; do sleep 0.2; done
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
+trap root_cleanup EXIT
 
 # image_status IMAGEDIR OUT: the image's /var/lib/dpkg/status, read with
 # debugfs from its ext4 (a layer's through a read-only FUSE export).
@@ -143,23 +127,12 @@ image_status() {
 	local img=$1 out=$2 disk
 	if [ -f "$img/rootfs.qcow2" ]; then
 		disk=$work/disk.raw
-		: >"$disk"
-		qemu-storage-daemon \
-			--blockdev driver=file,node-name=file,filename="$img/rootfs.qcow2",read-only=on \
-			--blockdev driver=qcow2,node-name=disk,file=file,read-only=on \
-			--export type=fuse,id=exp,node-name=disk,mountpoint="$disk",writable=off \
-			--pidfile "$work/qsd.pid" --daemonize ||
-			die "qemu-storage-daemon could not export $img/rootfs.qcow2 (FUSE)"
-		qsd=$(cat "$work/qsd.pid")
+		qsd_export "$img/rootfs.qcow2" "$disk"
 	else
 		disk=$img/rootfs.ext4
 	fi
 	debugfs -R "cat /var/lib/dpkg/status" "$disk" >"$out" 2>"$work/debugfs.log" || true
-	if [ -n "$qsd" ]; then
-		kill "$qsd"
-		while kill -0 "$qsd" 2>/dev/null; do sleep 0.2; done
-		qsd=""
-	fi
+	qsd_stop
 	grep -q '^Package: base-files$' "$out" ||
 		die "cannot read the dpkg status of $img ($(head -c 300 "$work/debugfs.log"))"
 }

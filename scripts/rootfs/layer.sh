@@ -52,10 +52,6 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-CACHE=${GUESTMM_CACHE:-$HOME/.cache/guestmm}
-RDIR=$CACHE/rootfs
-DEBS=$RDIR/debs
-
 die() { echo "rootfs/layer.sh: $*" >&2; exit 1; }
 log() { echo "rootfs: $*" >&2; }
 # shellcheck source=scripts/rootfs/root.sh
@@ -101,12 +97,7 @@ if [ "$pin" = "$base_abi" ]; then
 	exit 0
 fi
 
-apt_opts() {
-	echo "-o Dir::Etc::SourceList=$APTD/sources.list -o Dir::Etc::SourceParts=/dev/null" \
-		"-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null" \
-		"-o Dir::State::Lists=$APTD/lists -o Dir::Cache=$APTD/cache" \
-		"-o Dir::State::status=$APTD/status -o APT::Sandbox::User=root"
-}
+apt_opts() { view_opts "$APTD" "$APTD/status"; }
 
 exec 9>"$RDIR/.lock"
 flock 9
@@ -136,7 +127,7 @@ apt-get $(apt_opts) -s -q install --no-install-recommends $PKGS \
 key=$({
 	echo "layer $pin on $base_name"
 	sed -n 's/^Inst \(linux-[^ ]*\) (\([^ ]*\) .*/\1 \2/p' "$resolved" | sort
-	sha256sum "$0" "$here/root.sh" | cut -d' ' -f1
+	sha256sum "$0" "$here/root.sh" "$here/aptview.sh" | cut -d' ' -f1
 } | sha256sum | cut -c1-12)
 name=$pin-$key
 out=$base/kernels/$name
@@ -175,12 +166,8 @@ root_open "$work/layer.qcow2" "$root"
 cmp -s "$root/etc/apt/sources.list" "$APTD/sources.list" ||
 	die "the base image's apt sources differ from $APTD/sources.list"
 mnt "$root/var/lib/apt/lists" --bind "$APTD/lists"
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-chmod 755 "$root/usr/sbin/policy-rc.d"
+root_no_services "$root"
 
-in_root() {
-	DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 chroot "$root" "$@"
-}
 old=$base_abi
 log "apt-get install $PKGS; purge $old"
 # shellcheck disable=SC2086
@@ -202,13 +189,10 @@ kernels=$(ls "$root/lib/modules")
 [ -f "$root/usr/src/linux-headers-$pin/Makefile" ] ||
 	die "the image has no headers for $pin"
 
-rm -f "$root/usr/sbin/policy-rc.d"
 mkdir -p "$work/img"
-# shellcheck disable=SC2016
-in_root dpkg-query -W -f '${Package} ${Version}\n' | sort >"$work/img/packages.txt"
+root_seal "$root" "$work/img/packages.txt"
 cp "$root/boot/vmlinuz-$pin" "$work/img/vmlinuz"
 cp "$root/boot/initrd.img-$pin" "$work/img/initrd.img"
-rm -rf "$root"/var/cache/apt/*.bin "$root"/var/log/apt/* "$root"/var/log/dpkg.log
 root_close
 qemu-img check -q "$work/layer.qcow2" || die "the layer is damaged"
 mv "$work/layer.qcow2" "$work/img/rootfs.qcow2"
