@@ -4,7 +4,9 @@
 installed on the release's older kernel build, reboot (balloon bound,
 livepatch on), apt install the newer kernel (DKMS builds for it), boot it
 (the same holds, the balloon inflates and deflates over QMP), node_exporter
-serves guestmm-stat's series, apt remove --purge (nothing left, the stock
+serves guestmm-stat's series, DKMS's build for that kernel removed (as on a
+kernel guestmm is not built for: the stock driver has the device after the
+next boot and nothing fails), apt remove --purge (nothing left, the stock
 driver back after the next boot).
 
 Each release's guest runs the flavour debimage.RELEASE_FLAVOUR names.
@@ -288,6 +290,34 @@ def check_boot(g, p, abi, klp):
         p["rel"], abi, klp, g.boot_seconds), flush=True)
 
 
+def without_module(g, p, abi):
+    """A kernel guestmm is not built for (a 7.x kernel, which dkms.conf
+    excludes, or a DKMS build that failed), as the running kernel abi
+    becomes by `dkms remove` of its build: at the next boot the stock
+    virtio_balloon has the device (modprobe.d's install command, which
+    says why in the kernel log), systemd-modules-load does not fail on
+    the missing guestmm_balloon, the livepatch's unit is skipped, the
+    probes load, and the host can still take memory back."""
+    g.sh("dkms remove guestmm/%s -k %s 2>&1" % (p["ver"], abi), timeout=300)
+    assert not g.sh("modinfo -k %s -F filename guestmm_balloon "
+                    "2>/dev/null; true" % abi).strip()
+    power_cycle(g)
+    assert g.sh("uname -r").strip() == abi
+    debimage.wait_booted(g)         # no failed unit
+    wait_for(g, BALLOON_DRIVER, "virtio_balloon", timeout=120)
+    assert "ActiveState=active" in g.sh(
+        "systemctl show -p ActiveState systemd-modules-load.service")
+    state = g.sh("systemctl show -p ActiveState -p Result "
+                 "guestmm-klp.service")
+    assert "Result=exec-condition" in state, state
+    assert ("guestmm: no guestmm_balloon module for %s" % abi) in \
+        g.sh("dmesg"), g.sh("dmesg | tail -n 20")
+    # The probes (enabled by node_exporter()) load without the balloon.
+    assert g.sh("systemctl is-active guestmm-stat.service; true"
+                ).strip() == "active"
+    inflate_deflate(g, 256)
+
+
 def dpkg_mark(g):
     """Where /var/log/dpkg.log ends now (for dpkg_times)."""
     return int(g.sh("cat /var/log/dpkg.log 2>/dev/null | wc -l"))
@@ -500,6 +530,9 @@ def upgrade(g, p):
 
     node_exporter(g, p)
     t = step(p, "node_exporter", t)
+
+    without_module(g, p, new)
+    t = step(p, "without_module", t)
 
     # Purge: the probes unpinned (guestmm-stat.service loaded them), the
     # metrics file, DKMS's builds, every file gone; the stock driver has
