@@ -1,4 +1,4 @@
-"""Memory back to the host after a burst, measured from the host (issue 25)
+"""Memory back to the host after a burst, measured from the host
 
 The question a cloud operator asks: after a guest's burst of work, how
 soon does the host get the memory back, and what does the guest pay?
