@@ -202,12 +202,6 @@ cp "$work/apt.log" "$work/img/"
 t2=$(date +%s)
 printf 'apt %ds, total %ds, layer %s\n' $((t1 - t0)) $((t2 - t0)) \
 	"$(du -h "$work/img/rootfs.qcow2" | cut -f1)" >"$work/img/build-time.txt"
-touch "$work/img/ok"
-
-rm -rf "$out"
-mv "$work/img" "$out"
-for o in "$base/kernels/$pin-"*; do
-	[ "$o" = "$out" ] || rm -rf "$o"
-done
+root_replace "$work/img" "$out" "$base/kernels/$pin-"
 log "built $name in $((t2 - t0))s ($(cat "$out/build-time.txt"))"
 echo "$out"

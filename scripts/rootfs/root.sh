@@ -29,7 +29,9 @@
 #                                 (sparse: costs nothing unused)
 #   root_publish IMG OUT PREFIX T0 T1 T2 T3
 #                                 IMG, with its build times and logs, made
-#                                 OUT; the older images PREFIX* removed
+#                                 OUT (root_replace)
+#   root_replace IMG OUT PREFIX   IMG marked complete and made OUT; the
+#                                 older images PREFIX* removed
 #   qsd_export QCOW2 FILE [OPTS [on]]
 #                                 QCOW2 as a raw FILE, through
 #                                 qemu-storage-daemon's FUSE export (OPTS:
@@ -139,22 +141,27 @@ root_mkfs() {	# root_mkfs ROOT FILE LABEL MIB
 }
 
 # The finished image directory IMG becomes OUT: its build times (T0 the
-# start, then after debootstrap, after apt, and now), the debootstrap and
-# apt logs and "ok" in it; the images of the same PREFIX that OUT
-# replaces are removed.  Prints OUT.
+# start, then after debootstrap, after apt, and now) and the debootstrap
+# and apt logs go in, then root_replace.  Prints OUT.
 root_publish() {	# root_publish IMG OUT PREFIX T0 T1 T2 T3
-	local img=$1 out=$2 prefix=$3 old
 	printf 'debootstrap %ds, apt %ds, image %ds, total %ds\n' \
-		$(($5 - $4)) $(($6 - $5)) $(($7 - $6)) $(($7 - $4)) >"$img/build-time.txt"
-	cp "$work/debootstrap.log" "$work/apt.log" "$img/"
-	touch "$img/ok"
-	rm -rf "$out"
-	mv "$img" "$out"
-	for old in "$prefix"*; do
-		[ "$old" = "$out" ] || rm -rf "$old"
+		$(($5 - $4)) $(($6 - $5)) $(($7 - $6)) $(($7 - $4)) >"$1/build-time.txt"
+	cp "$work/debootstrap.log" "$work/apt.log" "$1/"
+	root_replace "$1" "$2" "$3"
+	log "built $(basename "$2") in $(($7 - $4))s ($(cat "$2/build-time.txt"))"
+	echo "$2"
+}
+
+# IMG, marked complete ("ok"), becomes OUT; the images PREFIX* that OUT
+# replaces are removed.
+root_replace() {	# root_replace IMG OUT PREFIX
+	local old
+	touch "$1/ok"
+	rm -rf "$2"
+	mv "$1" "$2"
+	for old in "$3"*; do
+		[ "$old" = "$2" ] || rm -rf "$old"
 	done
-	log "built $(basename "$out") in $(($7 - $4))s ($(cat "$out/build-time.txt"))"
-	echo "$out"
 }
 
 qsd_export() {	# qsd_export QCOW2 FILE [FILE-NODE-OPTS [on]]
