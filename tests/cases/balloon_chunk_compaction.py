@@ -89,11 +89,13 @@ def run(g):
          "%s/events/guestmm_balloon/guestmm_balloon_migrate/enable; echo 1 "
          "> %s/events/compaction/mm_compaction_end/enable" % (T, T, T, T))
     d = workloads.compact(g)
-    reach = compaction_reach(g.sh("cat %s/trace" % T))
+    # A pass's trace is megabytes over the agent's serial line: under a
+    # loaded host its transfer alone took over 120 s.
+    reach = compaction_reach(g.sh("cat %s/trace" % T, timeout=600))
     d2 = workloads.compact(g)
     g.sh("echo 0 > %s/events/guestmm_balloon/guestmm_balloon_migrate/enable"
          "; echo 0 > %s/events/compaction/mm_compaction_end/enable" % (T, T))
-    trace = g.sh("cat %s/trace" % T)
+    trace = g.sh("cat %s/trace" % T, timeout=600)
     moved = [int(p, 16) for p in re.findall(
         r"guestmm_balloon_migrate: old_pfn=0x([0-9a-f]+) "
         r"new_pfn=0x[0-9a-f]+ ret=0", trace)]
