@@ -39,8 +39,9 @@ endif
 # host lacks, so nothing is built for it here; `make check` runs the cases
 # that boot their own trixie image, where DKMS builds (tests/run).  So do
 # its kernel ABIs (6.12.107+deb13-amd64): the trixie image on that build.
+# (trixie-backports' 7.x builds are +deb13 too: Linux 7.x, below.)
 IMAGE_KERNELS := trixie
-image_kernel = $(or $(filter $(IMAGE_KERNELS),$(1)),$(findstring +deb13,$(1)))
+image_kernel = $(or $(filter $(IMAGE_KERNELS),$(1)),$(findstring +deb13,$(filter 6.12.%,$(1))))
 
 ifneq ($(call image_kernel,$(KERNEL)),)
 ifneq ($(filter-out check rootfs deps,$(or $(MAKECMDGOALS),all)),)

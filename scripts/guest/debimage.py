@@ -57,9 +57,10 @@ DEB12_ABI = re.compile(r"6\.1\.0-[0-9]+-(?:cloud-)?amd64"
 
 def series_of(abi):
     """The build.sh series of a Debian kernel ABI: "trixie" for Debian
-    13's kernels (6.12.118+deb13-amd64), else major.minor ("6.1",
-    "6.12")."""
-    if re.search(r"\+deb13[.-]", abi):
+    13's own kernels (6.12.118+deb13-amd64), else major.minor ("6.1",
+    "6.12", and "7.3" for trixie-backports' 7.3.4+deb13-amd64, which no
+    Debian 13 image boots)."""
+    if re.match(r"6\.12\.\d+\+deb13[.-]", abi):
         return "trixie"
     return ".".join(abi.split(".")[:2])
 

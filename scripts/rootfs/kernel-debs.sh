@@ -82,7 +82,7 @@ case $arg in
 6.1|bookworm) series=6.1 ;;
 6.12|bpo|bookworm-backports) series=6.12 ;;
 trixie|13) series=trixie ;;
-[0-9]*+deb13*-amd64) series=trixie pin=$arg ;;
+6.12.[0-9]*+deb13*-amd64) series=trixie pin=$arg ;;
 6.1.0-[0-9]*-amd64) series=6.1 pin=$arg ;;
 6.12.[0-9]*+deb12*-amd64) series=6.12 pin=$arg ;;
 *) die "'$arg' is neither a series (6.1, 6.12, trixie) nor a Debian 12 or 13 amd64 kernel release" ;;

@@ -70,7 +70,7 @@ while [ $# -gt 0 ]; do
 done
 # The base image's series (build.sh --kernel) and the suites it reads.
 case $pin in
-[0-9]*+deb13*-amd64)
+6.12.[0-9]*+deb13*-amd64)
 	series=trixie suites="Debian 13's package lists (trixie, trixie-updates, trixie-security)" ;;
 6.1.0-[0-9]*-amd64)
 	series=6.1 suites="Debian 12's package lists (bookworm, bookworm-updates, bookworm-security)" ;;

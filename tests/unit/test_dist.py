@@ -90,6 +90,10 @@ def test_image_series_of_abi():
     assert debimage.series_of("6.12.95+deb12-amd64") == "6.12"
     assert debimage.series_of("6.12.118+deb13-amd64") == "trixie"
     assert debimage.series_of("6.12.115+deb13.1-amd64") == "trixie"
+    assert debimage.series_of("6.12.118+deb13-cloud-amd64") == "trixie"
+    # trixie-backports' 7.x builds are +deb13 too, but no trixie image's.
+    assert debimage.series_of("7.3.4+deb13-amd64") == "7.3"
+    assert debimage.series_of("7.2.12+deb14-amd64") == "7.2"
     assert "trixie" in debimage.IMAGE_ONLY
 
 
