@@ -32,10 +32,18 @@ arg() {
 	done
 }
 
-builtin=/lib/modules/$(uname -r)/modules.builtin
+moddir=/lib/modules/$(uname -r)
 for m in $(arg gmm.mods | tr , ' '); do
+	# modules.dep and modules.builtin spell some names with "-".
+	pat="/$(echo "$m" | sed 's/[-_]/[-_]/g')\.ko"
 	# Built in on some kernels (virtio_pci on 6.12): nothing to load.
-	grep -q "/$m\.ko" "$builtin" 2>/dev/null && continue
+	grep -q "$pat" "$moddir/modules.builtin" 2>/dev/null && continue
+	# Gone from others (crc32c_generic on 7.x: ext4 uses the crc32c
+	# library), and left out of the initramfs (mkinitramfs.py).
+	if ! grep -q "$pat:" "$moddir/modules.dep"; then
+		echo "guestmm init: no module $m in this kernel" >/dev/ttyS0
+		continue
+	fi
 	modprobe "$m" || echo "@@INIT modprobe $m failed" >/dev/ttyS0
 done
 

@@ -7,9 +7,12 @@
                    [--bin FILE ...] [--dyn-bin FILE ...] [--data FILE ...]
 
 The stock modules named with --stock are copied with everything they
-depend on (from the image's modules.dep); project modules land in
-/lib/modules/ABI/extra so that busybox modprobe loads them, parameters
-included.  --bin copies static programs to /usr/bin; --dyn-bin copies a
+depend on (from the image's modules.dep) and their soft dependencies
+(modules.softdep), so that a module the kernel asks for (request_module:
+ext4's crypto-crc32c on 6.1) is there; a name the kernel has neither as
+a module nor built in is left out, saying so.  Project
+modules land in /lib/modules/ABI/extra so that busybox modprobe loads
+them, parameters included.  --bin copies static programs to /usr/bin; --dyn-bin copies a
 dynamic program with the libraries ldd names (bpftool); --data copies
 other files to /usr/share/guestmm (BPF objects).  The init script
 and the command agent come from guest_init.sh next to this file.
@@ -26,23 +29,83 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def modname(path_or_name):
+    """A module's name as modprobe spells it: ext4, crc32c_generic."""
+    return os.path.basename(path_or_name).split(".ko")[0].replace("-", "_")
+
+
 def parse_modules_dep(moddir):
     """Map module name -> (relative path, [dependency paths])."""
     deps = {}
     with open(os.path.join(moddir, "modules.dep")) as f:
         for line in f:
             path, _, rest = line.partition(":")
-            name = os.path.basename(path).split(".ko")[0].replace("-", "_")
-            deps[name] = (path, rest.split())
+            deps[modname(path)] = (path, rest.split())
     return deps
 
 
-def module_closure(moddir, names):
-    """Every module file that the named stock modules need, deps first.
-    Modules built into the kernel need no file."""
+def parse_aliases(moddir):
+    """Map alias -> [module names], the plain aliases of modules.alias
+    (a softdep names one, crypto-crc32c; device aliases have wildcards)."""
+    aliases = {}
+    path = os.path.join(moddir, "modules.alias")
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 3 and w[0] == "alias" and "*" not in w[1]:
+                    aliases.setdefault(w[1], []).append(modname(w[2]))
+    return aliases
+
+
+def parse_softdeps(moddir):
+    """Map module name -> the names its softdep lines ask for, pre: and
+    post: (modules.softdep, which depmod writes from the modules' own
+    MODULE_SOFTDEP): modprobe loads them, but they are not in modules.dep
+    (ext4's and jbd2's crypto-crc32c on 6.1, jbd2's on 7.x)."""
+    soft = {}
+    path = os.path.join(moddir, "modules.softdep")
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 2 and w[0] == "softdep":
+                    soft.setdefault(modname(w[1]), []).extend(
+                        n for n in w[2:] if n not in ("pre:", "post:"))
+    return soft
+
+
+def module_closure(moddir, names, missing=None):
+    """Every module file that the named stock modules need, deps first:
+    their modules.dep dependencies and their soft dependencies (resolved
+    through modules.alias where a softdep names an alias).  Modules built
+    into the kernel need no file.  A named module this kernel has neither
+    as a module nor built in (crc32c_generic on 7.x, whose ext4 and jbd2
+    use the crc32c library) is appended to missing if that is a list,
+    else an error."""
     deps = parse_modules_dep(moddir)
     by_path = {p: d for p, d in deps.values()}
+    aliases = parse_aliases(moddir)
+    softdeps = parse_softdeps(moddir)
     order, seen = [], set()
+
+    builtin = set()
+    bpath = os.path.join(moddir, "modules.builtin")
+    if os.path.exists(bpath):
+        with open(bpath) as f:
+            builtin = {modname(l.strip()) for l in f}
+
+    def resolve(name):
+        """The module paths a name (module or alias) needs; None if the
+        kernel has no such module and does not build it in."""
+        key = modname(name)
+        if key in builtin:
+            return []
+        if key in deps:
+            return [deps[key][0]]
+        if name in aliases:
+            return [deps[m][0] for m in aliases[name] if m in deps]
+        return None
 
     def visit(path):
         if path in seen:
@@ -50,21 +113,23 @@ def module_closure(moddir, names):
         seen.add(path)
         for d in by_path.get(path, []):
             visit(d)
+        # A soft dependency the kernel lacks is no error (modprobe's
+        # softdeps are best effort too).
+        for s in softdeps.get(modname(path), []):
+            for p in resolve(s) or []:
+                visit(p)
         order.append(path)
 
-    builtin = set()
-    bpath = os.path.join(moddir, "modules.builtin")
-    if os.path.exists(bpath):
-        with open(bpath) as f:
-            builtin = {os.path.basename(l.strip()).split(".ko")[0]
-                       .replace("-", "_") for l in f}
     for n in names:
-        key = n.replace("-", "_")
-        if key in builtin:
+        paths = resolve(n)
+        if paths is None:
+            if missing is None:
+                sys.exit("mkinitramfs: stock module %s is not in this "
+                         "kernel" % n)
+            missing.append(n)
             continue
-        if key not in deps:
-            sys.exit("mkinitramfs: stock module %s is not in this kernel" % n)
-        visit(deps[key][0])
+        for p in paths:
+            visit(p)
     return order
 
 
@@ -122,8 +187,14 @@ def build(args):
             src = os.path.join(kmods, name)
             if os.path.exists(src):
                 shutil.copy2(src, gmods)
-        for rel in module_closure(kmods, args.stock):
+        # A stock module the kernel does not have (crc32c_generic on 7.x)
+        # is left out, saying so; guest_init.sh skips it likewise.
+        missing = []
+        for rel in module_closure(kmods, args.stock, missing):
             copy_module(os.path.join(kmods, rel), os.path.join(gmods, rel))
+        for n in missing:
+            print("mkinitramfs: %s has no stock module %s (neither a module "
+                  "nor built in): left out" % (args.abi, n))
         os.makedirs(os.path.join(gmods, "extra"))
         for ko in args.module:
             shutil.copy2(ko, os.path.join(gmods, "extra"))
