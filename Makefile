@@ -130,7 +130,7 @@ bpf:
 # The initramfs every test guest boots (scripts/guest/mkinitramfs.py);
 # on a kernel guestmm builds no modules for (NO_MODULES), without them.
 guest: $(if $(NO_MODULES),,modules) tools
-	@$(if $(NO_MODULES),echo "guestmm: Linux $(ABI): no guestmm kernel modules in this guest (this host cannot build them, nor does modules/compat.h serve 7.x yet): tools and BPF probes only")
+	@$(if $(NO_MODULES),rm -rf $(OUT)/modules; echo "guestmm: Linux $(ABI): no guestmm kernel modules in this guest (this host cannot build them, nor does modules/compat.h serve 7.x yet): tools and BPF probes only")
 	@$(KSH) fetch $(ABI) >/dev/null
 	$(PY) scripts/guest/mkinitramfs.py --abi $(ABI) \
 		--kroot $$($(KSH) fetch $(ABI)) -o $(OUT)/initramfs.cpio.gz \

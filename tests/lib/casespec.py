@@ -38,8 +38,16 @@ SETTINGS = {
                      "needs (y or m): a kernel whose config lacks one "
                      "skips it, naming the option (Debian's cloud-amd64 "
                      "flavour has no PAGE_POISONING, for one)"),
+    "NEEDS_MODULES": (True, bool, "loads guestmm's kernel modules, which "
+                      "make guest builds into the initramfs guest "
+                      "(build/<abi>/modules): on a kernel it builds none "
+                      "for (Linux 7.x, which this host cannot kbuild) the "
+                      "case skips.  False for a case that needs only the "
+                      "harness, stock modules and the BPF probes"),
 }
-SERIES = ("6.1", "6.12", "trixie", "debug")
+SERIES = ("6.1", "6.12", "7.3", "trixie", "debug")
+# The prefix of guestmm's own module names (modules/, livepatch/).
+MODULE_PREFIX = "guestmm_"
 # How close a module constant must be to a setting's name to be taken for
 # a misspelling of it (difflib's ratio: ONECORE/ONE_CORE 0.93, KERNEL/
 # KERNELS 0.92; of the cases' own constants GUEST_DIR comes closest, 0.71).
@@ -108,6 +116,11 @@ class Case:
         if odd:
             raise CaseError("%s: NEEDS_CONFIG names %r: options are "
                             "CONFIG_NAME strings" % (name, odd))
+        ours = [m for m in self.guest.get("mods", ())
+                if str(m).startswith(MODULE_PREFIX)]
+        if ours and not self.needs_modules:
+            raise CaseError("%s: NEEDS_MODULES = False, but GUEST loads "
+                            "%s" % (name, ", ".join(ours)))
         if self.timeout <= 0:
             raise CaseError("%s: TIMEOUT = %r" % (name, self.timeout))
         if self.light and self.one_core:
@@ -125,10 +138,17 @@ class Case:
 
 def kernel_config(vmlinuz, abi):
     """{option: value} of the kernel's config (config-ABI beside its
-    vmlinuz, as Debian's image packages have it), or None if there is
-    none to read."""
-    path = os.path.join(os.path.dirname(vmlinuz or ""), "config-" + abi)
-    if not vmlinuz or not os.path.isfile(path):
+    vmlinuz, as Debian's 6.x image packages have it, or config beside
+    the file it links to: 7.x's linux-binary has both in
+    /usr/lib/modules/ABI, kernel-next.sh links boot/vmlinuz-ABI there),
+    or None if there is none to read."""
+    if not vmlinuz:
+        return None
+    paths = [os.path.join(os.path.dirname(vmlinuz), "config-" + abi),
+             os.path.join(os.path.dirname(os.path.realpath(vmlinuz)),
+                          "config")]
+    path = next((p for p in paths if os.path.isfile(p)), None)
+    if path is None:
         return None
     config = {}
     with open(path) as f:
@@ -145,6 +165,22 @@ def missing_config(case, config):
     if config is None:
         return []
     return [c for c in case.needs_config if config.get(c) not in ("y", "m")]
+
+
+def guestmm_modules(outdir):
+    """The guestmm modules make guest built for a kernel (outdir/modules,
+    outdir its build/<abi>), by name: none on a kernel it builds no
+    modules for (Linux 7.x)."""
+    mdir = os.path.join(outdir, "modules")
+    return sorted(f[:-3] for f in os.listdir(mdir) if f.endswith(".ko")) \
+        if os.path.isdir(mdir) else []
+
+
+def missing_modules(case, modules):
+    """Whether a case needs guestmm's modules (NEEDS_MODULES) and the
+    kernel's guest has none (modules: guestmm_modules(), or None when
+    unknown: a case that boots its own Debian image builds them there)."""
+    return case.needs_modules and modules is not None and not modules
 
 
 def load(path):

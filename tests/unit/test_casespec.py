@@ -32,8 +32,8 @@ def refused(**consts):
 def test_defaults_and_values():
     c = casespec.Case("fake", module())
     assert (c.light, c.one_core, c.timeout, c.kernels, c.guest,
-            c.guest_class, c.guest_config) == \
-        (False, False, 600, None, {}, None, None)
+            c.guest_class, c.guest_config, c.needs_modules) == \
+        (False, False, 600, None, {}, None, None, True)
     assert c.doc == "A fake case."
     c = casespec.Case("fake", module(LIGHT=True, TIMEOUT=900,
                                      KERNELS=("6.1", "6.12"),
@@ -108,3 +108,53 @@ def test_kernel_config_is_read_beside_the_image():
         assert conf == {"CONFIG_NUMA": "y"}
         assert casespec.kernel_config(os.path.join(d, "vmlinuz-x"), "x") \
             is None
+
+
+def test_needs_modules():
+    assert "expected bool" in refused(NEEDS_MODULES=0)
+    assert "expected bool" in refused(NEEDS_MODULES="no")
+    assert "NEEDS_MODULE is not a case setting: NEEDS_MODULES?" in \
+        refused(NEEDS_MODULE=False)
+    # A case that says it needs none must not load one at boot.
+    assert "NEEDS_MODULES = False, but GUEST loads guestmm_balloon" in \
+        refused(NEEDS_MODULES=False, GUEST=dict(mods=["virtio_balloon",
+                                                      "guestmm_balloon"]))
+    free = casespec.Case("fake", module(NEEDS_MODULES=False, GUEST=dict(
+        mods=["virtio_balloon"])))
+    needs = casespec.Case("fake", module(KERNELS=("6.1", "7.3")))
+    assert needs.needs_modules and not free.needs_modules
+    assert casespec.missing_modules(needs, [])
+    assert not casespec.missing_modules(needs, ["guestmm_balloon"])
+    assert not casespec.missing_modules(needs, None)
+    assert not casespec.missing_modules(free, [])
+
+
+def test_guestmm_modules_are_make_guests():
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        assert casespec.guestmm_modules(d) == []
+        os.makedirs(os.path.join(d, "modules"))
+        assert casespec.guestmm_modules(d) == []
+        for f in ("guestmm_klp.ko", "guestmm_balloon.ko", "notes.txt"):
+            open(os.path.join(d, "modules", f), "w").close()
+        assert casespec.guestmm_modules(d) == ["guestmm_balloon",
+                                               "guestmm_klp"]
+
+
+def test_kernel_config_of_a_7x_root():
+    """7.x's linux-binary: vmlinuz and config in /usr/lib/modules/ABI,
+    boot/vmlinuz-ABI a link there (kernel-next.sh fetch)."""
+    import tempfile
+    abi = "7.3.4+deb13-amd64"
+    with tempfile.TemporaryDirectory() as d:
+        mdir = os.path.join(d, "usr", "lib", "modules", abi)
+        os.makedirs(mdir)
+        os.makedirs(os.path.join(d, "boot"))
+        open(os.path.join(mdir, "vmlinuz"), "w").close()
+        with open(os.path.join(mdir, "config"), "w") as f:
+            f.write("CONFIG_PAGE_POISONING=y\n")
+        link = os.path.join(d, "boot", "vmlinuz-" + abi)
+        os.symlink(os.path.join("..", "usr", "lib", "modules", abi,
+                                "vmlinuz"), link)
+        assert casespec.kernel_config(link, abi) == \
+            {"CONFIG_PAGE_POISONING": "y"}
