@@ -4,7 +4,8 @@
 import bpfcheck
 
 GUEST = dict(mem=1024, smp=2, balloon={}, mods=["virtio_balloon"])
-KERNELS = ("6.1", "6.12")
+KERNELS = ("6.1", "6.12", "7.3")
+NEEDS_MODULES = False
 TIMEOUT = 900
 LIGHT = True
 # Workload rounds at most (see run()).

@@ -3,7 +3,8 @@
 import json
 
 GUEST = dict(mem=1024, smp=2, balloon=None)
-KERNELS = ("6.1", "6.12")
+KERNELS = ("6.1", "6.12", "7.3")
+NEEDS_MODULES = False
 LIGHT = True
 
 PIN = "/sys/fs/bpf/guestmm"

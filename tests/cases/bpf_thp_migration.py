@@ -6,7 +6,8 @@ import re
 import bpfcheck
 
 GUEST = dict(mem=1024, smp=2, numa=2, balloon=None)
-KERNELS = ("6.1", "6.12")
+KERNELS = ("6.1", "6.12", "7.3")
+NEEDS_MODULES = False
 TIMEOUT = 600
 LIGHT = True
 

@@ -2,7 +2,8 @@
 
 GUEST = dict(mem=1024, smp=2, numa=2, disk_mb=128, balloon={},
              mods=["virtio_balloon"])
-KERNELS = ("6.1", "6.12")
+KERNELS = ("6.1", "6.12", "7.3")
+NEEDS_MODULES = False
 LIGHT = True
 
 

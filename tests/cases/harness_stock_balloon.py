@@ -1,7 +1,8 @@
 """Stock virtio_balloon: a 256 MiB inflate and deflate over QMP, followed by query-balloon and MemTotal."""
 
 GUEST = dict(mem=1024, balloon={}, mods=["virtio_balloon"])
-KERNELS = ("6.1", "6.12")
+KERNELS = ("6.1", "6.12", "7.3")
+NEEDS_MODULES = False
 LIGHT = True
 
 MIB = 1 << 20
