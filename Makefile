@@ -146,8 +146,8 @@ deps:
 # The whole suite on Debian 12's 6.1 and on 6.12 (bookworm-backports),
 # and on trixie-backports' newest 7.3 build (kernel-next.sh) the cases
 # that need none of guestmm's modules, which are not built for 7.x:
-# the harness, the stock balloon and the BPF probes (about 4 minutes
-# from a cold cache, the guest's build included).
+# the harness, the stock balloon and the BPF probes (about 3 minutes
+# from a cold cache: its guest's build 1, its 8 cases 2, one at a time).
 # Debian 13 (trixie) has no initramfs guest: its cases boot its own image,
 # deb_upgrade_trixie beside deb_upgrade's Debian 12 (both run with 6.1,
 # ONE_CORE); KERNEL=trixie runs the
