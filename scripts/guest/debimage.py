@@ -210,8 +210,9 @@ def release_kernel(series, flavour=None):
     return min(rows)[1]
 
 
-# make deb's two builds (DIST), the packages deb_upgrade installs.
-DEB_BUILDS = (None, "trixie")
+# make deb's build (DIST) for each release: the packages deb_upgrade
+# installs.
+DEB_BUILDS = {"6.1": None, "trixie": "trixie"}
 
 
 def prewarm():
@@ -225,11 +226,17 @@ def prewarm():
     image and package build and a closing line; returns 0 when all were
     built."""
     t_all, bad = time.monotonic(), 0
-    steps = [(what, image_cmd(what)) for series in RELEASE_SUITE
-             for what in (series, release_kernel(series))]
-    steps += [("make deb%s" % (" DIST=" + d if d else ""),
-               ["make", "-s", "--no-print-directory", "-C", TOP, "deb"] +
-               (["DIST=" + d] if d else [])) for d in DEB_BUILDS]
+    # A release at a time, its image, kernel layer and packages, so that
+    # the first deb_upgrade case has all it needs before the second
+    # release's builds begin.
+    steps = []
+    for series in RELEASE_SUITE:
+        steps += [(what, image_cmd(what))
+                  for what in (series, release_kernel(series))]
+        d = DEB_BUILDS[series]
+        steps.append(("make deb%s" % (" DIST=" + d if d else ""),
+                      ["make", "-s", "--no-print-directory", "-C", TOP,
+                       "deb"] + (["DIST=" + d] if d else [])))
     for what, cmd in steps:
         t0 = time.monotonic()
         p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
