@@ -148,9 +148,9 @@ deps:
 # that need none of guestmm's modules, which are not built for 7.x:
 # the harness, the stock balloon and the BPF probes (about 3 minutes
 # from a cold cache: its guest's build 1, its 8 cases 2, one at a time).
-# Debian 13 (trixie) has no initramfs guest: its cases boot its own image,
-# deb_upgrade_trixie beside deb_upgrade's Debian 12 (both run with 6.1,
-# ONE_CORE); KERNEL=trixie runs the
+# deb_upgrade's Debian 12 cloud image runs with 6.1, beside the light
+# cases; Debian 13's deb_upgrade_trixie runs in make check-kernels.
+# Debian 13 (trixie) has no initramfs guest: KERNEL=trixie runs the
 # cases that name "trixie" (klp_dkms_smoke, by name only).  KERNEL=...
 # narrows it to one kernel, TESTS="-k NAME" to some cases.
 CHECK_KERNELS := $(or $(USER_KERNEL),6.1 6.12 7.3)
@@ -158,11 +158,11 @@ CHECK_KERNELS := $(or $(USER_KERNEL),6.1 6.12 7.3)
 CHECK_JOBS ?= 2
 
 # tests/run's closing timing line counts from here (GUESTMM_T0).  The
-# whole suite also builds deb_upgrade's Debian images and packages in the
-# background while the light cases run (debimage.py prewarm; build.sh's
-# and make deb's locks make the case wait if it gets there first): on a
-# cold cache the images take about 15 minutes of deb_upgrade's critical
-# path, the two package builds 2-3 minutes.
+# whole suite also builds deb_upgrade's Debian 12 image, cloud kernel
+# layer and packages in the background (debimage.py prewarm 6.1;
+# build.sh's, layer.sh's and make deb's locks make the case, which starts
+# first, wait for them): from a cold cache about 12 minutes, beside the
+# first cases (seen: image 7, layer 3, make deb 2).
 CHECK_T0 := $(shell date +%s)
 
 check: deps
@@ -172,7 +172,7 @@ check: deps
 		echo "guestmm check: guest for $$k ready after $$(( $$(date +%s) - $(CHECK_T0) )) s"; done
 	@mkdir -p build; pw=; \
 	if [ -z "$(strip $(TESTS))$(USER_KERNEL)" ]; then \
-		nice -n 10 $(PY) scripts/guest/debimage.py prewarm \
+		nice -n 10 $(PY) scripts/guest/debimage.py prewarm 6.1 \
 			>build/prewarm.log 2>&1 & pw=$$!; \
 	fi; \
 	GUESTMM_T0=$(CHECK_T0) tests/run -j $(CHECK_JOBS) \
@@ -205,6 +205,7 @@ check-kernels: deps
 		$(KLP_SMOKE)
 	@$(MAKE) --no-print-directory guest KERNEL=6.12
 	@tests/run --no-unit --kernel 6.12 -k dkms_e2e
+	@tests/run --no-unit -k 'deb_upgrade_trixie$$'
 	@$(MAKE) --no-print-directory check-kernels-trixie
 
 check-kernels-trixie: deps

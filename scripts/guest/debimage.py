@@ -215,9 +215,10 @@ def release_kernel(series, flavour=None):
 DEB_BUILDS = {"6.1": None, "trixie": "trixie"}
 
 
-def prewarm():
+def prewarm(releases=None):
     """Build (or find) the images deb_upgrade boots and the packages it
-    installs, before it needs them: make check runs this in the background
+    installs, for @releases (series of RELEASE_SUITE; default all),
+    before it needs them: make check runs this in the background
     beside its light cases, so a cold cache does not put 10-15 minutes of
     debootstrap and apt, and the package builds, on the critical path.
     build.sh and layer.sh hold the rootfs lock while they build, and make
@@ -230,7 +231,7 @@ def prewarm():
     # the first deb_upgrade case has all it needs before the second
     # release's builds begin.
     steps = []
-    for series in RELEASE_SUITE:
+    for series in releases or RELEASE_SUITE:
         steps += [(what, image_cmd(what))
                   for what in (series, release_kernel(series))]
         d = DEB_BUILDS[series]
@@ -252,6 +253,8 @@ def prewarm():
 
 if __name__ == "__main__":
     import sys
-    if sys.argv[1:] != ["prewarm"]:
-        sys.exit("usage: debimage.py prewarm")
-    sys.exit(prewarm())
+    if sys.argv[1:2] != ["prewarm"] or \
+            not set(sys.argv[2:]) <= set(RELEASE_SUITE):
+        sys.exit("usage: debimage.py prewarm [%s ...]" %
+                 "|".join(RELEASE_SUITE))
+    sys.exit(prewarm(sys.argv[2:]))

@@ -11,7 +11,9 @@ KERNELS = ("6.1",)
 GUEST = debupgrade.GUEST
 TIMEOUT = debupgrade.TIMEOUT
 # One guest on one TCG thread (debimage), no host-time bound: beside
-# another one-core case, each on a core of its own (tests/run -j 2).
+# another case (tests/run -j 2), from the start of the run: it waits for
+# the image and packages that make check builds beside it (debimage.py
+# prewarm), then runs through the light cases.
 ONE_CORE = True
 
 guest_config, run = debupgrade.release_case("debian12")

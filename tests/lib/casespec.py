@@ -27,8 +27,9 @@ SETTINGS = {
               "-j 2): one guest, no assertion on host time, CPU or memory "
               "that a second guest could upset"),
     "ONE_CORE": (False, bool, "not light, but its one guest runs on one "
-                 "TCG thread: two such cases run side by side after the "
-                 "light ones"),
+                 "TCG thread, so it may run beside one other case: such "
+                 "cases start first, the longest TIMEOUT first, and the "
+                 "light ones follow"),
     "NAMED_ONLY": (False, bool, "runs only when a -k pattern names it"),
     "GUEST_CLASS": (None, type, "a Guest subclass that runs the guest "
                     "another way (tests/lib/libvirtguest.py)"),

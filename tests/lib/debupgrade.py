@@ -34,11 +34,9 @@ The images boot their kernel through QEMU's -kernel (they have no
 bootloader): to boot the kernel apt installed, the guest writes its
 vmlinuz and initrd.img to a scratch disk, powers off, and the host boots
 those (Guest.shutdown/start), which is what the firmware and GRUB would
-do.  Each guest runs on one TCG thread (debimage), so the two cases are
-ONE_CORE: make check runs them side by side, and the shorter one's
-remaining core goes to the next one-core case (tests/run -j 2).  One
-case running both guests, the Debian 13 one in a thread, would leave the
-core of the first to finish idle.
+do.  Each guest runs on one TCG thread (debimage), so the cases are
+ONE_CORE: a case beside another (tests/run -j 2).  make check runs
+deb_upgrade, make check-kernels deb_upgrade_trixie.
 
 Each guest first sets MODULES=dep in /etc/initramfs-tools/conf.d
 (INITRAMFS_CONF), as an image made for one kind of virtual machine is
@@ -56,7 +54,7 @@ Neither initramfs carries a balloon driver (guestmm-dkms's postinst asks
 for no rebuild, see debian/), so nothing the case checks depends on it.
 
 Measured (a cold cache, both side by side after the light
-cases): DKMS's build at install 475 s (Debian 12) and 518 s (Debian 13),
+cases, when make check ran both): DKMS's build at install 475 s (Debian 12) and 518 s (Debian 13),
 the kernel upgrade 577 s and about 650 s, each whole case 25-31 minutes.
 """
 import json
