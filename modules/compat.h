@@ -22,6 +22,28 @@
 #include <linux/vmstat.h>
 #include <uapi/linux/virtio_balloon.h>
 
+/*
+ * The balloon core: mm/balloon.c and <linux/balloon.h> (7.x: the core
+ * inserts, finalizes and locks, and a driver's migratepage only tells the
+ * host), or mm/balloon_compaction.c and <linux/balloon_compaction.h>
+ * (6.x: the driver's migratepage does the bookkeeping under the exported
+ * pages_lock).  balloon/core_balloon.c and balloon/core_compaction.c each
+ * build for one of them.
+ *
+ * (sparse 0.6.4, Debian 12's, cannot parse __has_include; make lint runs
+ * it on 6.x builds only, which take the second branch.)
+ */
+#ifndef __CHECKER__
+#if __has_include(<linux/balloon.h>)
+#define GMM_BALLOON_CORE_V2	1
+#endif
+#endif
+#ifdef GMM_BALLOON_CORE_V2
+#include <linux/balloon.h>
+#else
+#include <linux/balloon_compaction.h>
+#endif
+
 /* True when building against kernel maj.min or later. */
 #define GMM_KERNEL_GE(maj, min)					\
 	((maj) < LINUX_VERSION_MAJOR ||				\
@@ -99,6 +121,40 @@
  * unsigned long, or (7.x) memdesc_flags_t, a struct of that one word.
  */
 #define gmm_page_flags(page)	((unsigned long *)&(page)->flags)
+
+/*
+ * The migratetype of @pfn's pageblock, MIGRATE_ISOLATE while it is
+ * isolated.  get_pfnblock_migratetype() is not exported, so this reads
+ * the pageblock bits as mm/page_alloc.c does, for SPARSEMEM (every Debian
+ * amd64 kernel): they live in the section's usage map.  A racy read, as
+ * in the kernel: an isolating caller set the bits before it scanned the
+ * block.  Where PAGEBLOCK_MIGRATETYPE_MASK exists (6.16 on), isolation
+ * is a bit of its own (PB_migrate_isolate) beside three migratetype bits
+ * (get_pfnblock_migratetype()); before, it is one of the migratetypes in
+ * MIGRATETYPE_MASK (get_pfnblock_flags_mask()).  The assertions stop the
+ * build on a layout this does not know.
+ */
+static inline int gmm_pfn_migratetype(unsigned long pfn)
+{
+	unsigned long *bitmap = section_to_usemap(__pfn_to_section(pfn));
+	unsigned long bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >>
+				pageblock_order) * NR_PAGEBLOCK_BITS;
+	unsigned long word = READ_ONCE(bitmap[bitidx / BITS_PER_LONG]) >>
+			     (bitidx % BITS_PER_LONG);
+
+	BUILD_BUG_ON(!IS_ENABLED(CONFIG_SPARSEMEM));
+#ifdef PAGEBLOCK_MIGRATETYPE_MASK
+	BUILD_BUG_ON(!IS_ENABLED(CONFIG_MEMORY_ISOLATION) ||
+		     NR_PAGEBLOCK_BITS != 8);
+	if (word & BIT(PB_migrate_isolate))
+		return MIGRATE_ISOLATE;
+	return word & PAGEBLOCK_MIGRATETYPE_MASK;
+#else
+	BUILD_BUG_ON(NR_PAGEBLOCK_BITS != 4 ||
+		     MIGRATE_ISOLATE > MIGRATETYPE_MASK);
+	return word & MIGRATETYPE_MASK;
+#endif
+}
 
 /* A migration callback's success; the constant is gone in 7.x. */
 #ifndef MIGRATEPAGE_SUCCESS

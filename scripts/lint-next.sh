@@ -17,11 +17,7 @@
 #   LINT_NEXT_KERNELS       only these builds: ABIs, series (7.3), suites
 #   LINT_NEXT_IGNORE_GUARD  1: compile past modules/compat.h's refusal of
 #                           kernels >= 6.17 (-DGMM_LINT_NEXT), to see
-#                           the real API errors behind it; where the
-#                           headers have <linux/balloon.h> and no
-#                           <linux/balloon_compaction.h> (7.x renamed it),
-#                           a header of the old name in the build's copy
-#                           includes the new one (-idirafter)
+#                           the real API errors behind it
 #   LINT_NEXT_ERRORS        errors shown per build (default 5)
 #
 # The builds come from scripts/guest/kernel-next.sh list (the package
@@ -79,9 +75,7 @@ flock -n 8 || die "another lint-next runs on this tree"
 log "$(wc -l <"$OUT/releases.txt") builds: $(awk '{ printf "%s%s", s, $2; s = " " }' "$OUT/releases.txt")"
 : >"$OUT/summary.txt"
 [ -z "$kcflags" ] || echo "lint-next: LINT_NEXT_IGNORE_GUARD=1: -DGMM_LINT_NEXT turns off" \
-	"modules/compat.h's refusal of kernels >= 6.17; where the headers have" \
-	"<linux/balloon.h> and no <linux/balloon_compaction.h>, a header of the old" \
-	"name includes the new one (balloon.h shim)" |
+	"modules/compat.h's refusal of kernels >= 6.17" |
 	fold -s -w 78 | sed 's/ *$//' | tee -a "$OUT/summary.txt"
 
 # The root a build compiles in.
@@ -124,11 +118,11 @@ summarise() {
 	status=${status#, }
 	[ "$n" = 0 ] || ok=0
 	if [ $ok = 1 ]; then
-		printf '%-26s OK    %s %s, %s: %s%s\n' "$abi" "$suite" "$ver" "$cc" "$status" "$shim"
+		printf '%-26s OK    %s %s, %s: %s%s\n' "$abi" "$suite" "$ver" "$cc" "$status" "$guard"
 		return 0
 	fi
 	printf '%-26s FAIL  %s %s, %s: %s%s; %d distinct errors in %d files\n' \
-		"$abi" "$suite" "$ver" "$cc" "$status" "$shim" "$n" \
+		"$abi" "$suite" "$ver" "$cc" "$status" "$guard" "$n" \
 		"$(cut -d: -f1 "$OUT/$abi.errors" | sort -u | wc -l)"
 	if [ "$n" = 0 ]; then
 		grep -v '^make' "$lg" | tail -n "$NERR" | sed 's/^/    /'
@@ -189,22 +183,8 @@ for rs in trixie-backports forky; do
 		(cd "$top" && git ls-files -z -co --exclude-standard |
 			tar --null --ignore-failed-read -T - -cf - 2>/dev/null) |
 			tar -C "$root/build/$a" -xf -
-		flags=$kcflags shim=""
-		# (Debian's headers: include/linux is in the -common package.)
-		inc=$root/usr/src/linux-headers-${a%%-*}-common/include/linux
-		if [ -n "$kcflags" ] && [ -e "$inc/balloon.h" ] &&
-			[ ! -e "$inc/balloon_compaction.h" ]; then
-			# 7.x renamed <linux/balloon_compaction.h> to <linux/balloon.h>:
-			# past the guard, a header of the old name includes the new one
-			# (searched after the kernel's own include directories).
-			mkdir -p "$root/build/$a/.lint-next/linux"
-			printf '#include <linux/balloon.h>\n' \
-				>"$root/build/$a/.lint-next/linux/balloon_compaction.h"
-			flags="$kcflags -idirafter /build/$a/.lint-next"
-			shim=" [past the guard, balloon.h shim]"
-		elif [ -n "$kcflags" ]; then
-			shim=" [past the guard]"
-		fi
+		flags=$kcflags guard=""
+		[ -z "$kcflags" ] || guard=" [past the guard]"
 		: >"$OUT/$a.log"
 		# One directory at a time (a failing one stops kbuild before the
 		# others link), one job: the machine's cores are shared.

@@ -4,7 +4,8 @@
  * when memory is hot-added.
  *
  * Three arrays are indexed by block (pfn >> chunk_order):
- *  - blk_count: balloon pages in the block (chunk.c), under pages_lock;
+ *  - blk_count: balloon pages in the block (chunk.c), under the blocks
+ *    lock (gmb_blocks_lock(): the 6.x core's pages_lock);
  *  - defrag_skip: blocks defrag failed on (defrag.c), movable=1 only;
  *  - blk_zero: free blocks that read as zeros (source.c), movable=1 only.
  *
@@ -19,13 +20,14 @@
  * page out.
  *
  * blocks_sem guards the arrays' addresses and nr_blks.  Code that walks
- * them without pages_lock holds it for read: size_work's chunk steps
- * (source.c), defrag and the debugfs map.  Growing holds it for write and
- * swaps blk_count under pages_lock as well, so code that holds only
- * pages_lock (counting balloon pages in and out) sees one array and its
- * size.  Lock order:
+ * them without the blocks lock holds it for read: size_work's chunk
+ * steps (source.c), defrag and the debugfs map.  Growing holds it for
+ * write and swaps blk_count under the blocks lock as well, so code that
+ * holds only that lock (counting balloon pages in and out) sees one array
+ * and its size.  Lock order:
  *
- *   blocks_sem -> defrag_lock -> balloon_lock -> b_dev_info.pages_lock
+ *   blocks_sem -> defrag_lock -> balloon_lock -> page lock ->
+ *   gmb_blocks_lock()
  */
 #include <linux/bitmap.h>
 #include <linux/memory.h>
@@ -49,7 +51,7 @@ static unsigned long gmb_blocks_spanned(struct gmb *vb)
  * Make the arrays cover @nr blocks.  The bitmaps' bits are hints (a
  * block to skip, a block read as zeros): one set by a lockless writer
  * while they are copied may be lost, which costs a read or a retry.
- * blk_count is exact, and copied under pages_lock.
+ * blk_count is exact, and copied under the blocks lock.
  */
 static int gmb_blocks_grow(struct gmb *vb, unsigned long nr)
 {
@@ -77,13 +79,13 @@ static int gmb_blocks_grow(struct gmb *vb, unsigned long nr)
 		bitmap_copy(zero, vb->blk_zero, old_nr);
 	}
 
-	spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
+	spin_lock_irqsave(gmb_blocks_lock(vb), flags);
 	if (old_nr)
 		memcpy(count, vb->blk_count, old_nr * sizeof(*count));
 	old_count = vb->blk_count;
 	vb->blk_count = count;
 	vb->nr_blks = nr;
-	spin_unlock_irqrestore(&vb->b_dev_info.pages_lock, flags);
+	spin_unlock_irqrestore(gmb_blocks_lock(vb), flags);
 
 	old_skip = vb->defrag_skip;
 	old_zero = vb->blk_zero;

@@ -29,13 +29,8 @@ DEFINE_DEBUGFS_ATTRIBUTE(gmb_counter_fops, gmb_counter_get, NULL, "%llu\n");
 static int gmb_state_show(struct seq_file *m, void *unused)
 {
 	struct gmb *vb = m->private;
-	unsigned long flags;
-	unsigned long isolated, hold;
+	unsigned long isolated = gmb_core_isolated(vb), hold;
 	int i;
-
-	spin_lock_irqsave(&vb->b_dev_info.pages_lock, flags);
-	isolated = vb->b_dev_info.isolated_pages;
-	spin_unlock_irqrestore(&vb->b_dev_info.pages_lock, flags);
 
 	seq_printf(m, "num_pages %u\n", READ_ONCE(vb->num_pages));
 	seq_printf(m, "target %u\n", READ_ONCE(vb->target));

@@ -13,7 +13,6 @@
 #include <linux/migrate_mode.h>
 #include <linux/mm.h>
 #include <linux/vmstat.h>
-#include <linux/balloon_compaction.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/notifier.h>
@@ -27,6 +26,7 @@
 #include <linux/workqueue.h>
 
 #include "compat.h"
+#include "core.h"
 
 #define GMB_PAGES_PER_PAGE	((unsigned int)(PAGE_SIZE >> VIRTIO_BALLOON_PFN_SHIFT))
 /* Upper bound of the batch_pages parameter: PFNs per host message. */
@@ -124,7 +124,7 @@ struct gmb {
 	 * pageblock_order, when the balloon takes whole aligned blocks
 	 * (chunk.c).  blk_count[pfn >> chunk_order] is the number of
 	 * balloon pages in each block; a block holding 1 << chunk_order of
-	 * them is "complete".  Both under b_dev_info.pages_lock.  The
+	 * them is "complete".  Both under gmb_blocks_lock().  The
 	 * per-block arrays (this one, defrag_skip, blk_zero) and nr_blks
 	 * change size only under blocks_sem (blocks.c).
 	 */
@@ -155,8 +155,11 @@ struct gmb {
 	 */
 	struct mutex balloon_lock;
 	unsigned int num_pages;
-	/* movable=1: pages on b_dev_info.pages, owned by balloon_mops. */
+	/* movable=1: the balloon core's pages (core.h). */
 	struct balloon_dev_info b_dev_info;
+#ifdef GMM_BALLOON_CORE_V2
+	spinlock_t blocks_lock;		/* gmb_blocks_lock() */
+#endif
 	/* movable=0: PageOffline pages that compaction cannot see. */
 	struct list_head pinned_pages;
 	unsigned int num_pfns;
@@ -274,6 +277,37 @@ static inline void gmb_count(struct gmb *vb, enum gmb_counter c, long n)
 }
 
 /* Pages in one chunk block (chunk_order > 0). */
+/*
+ * The spinlock that guards the block counts (blk_count[], nr_blks,
+ * complete_blocks): on the 6.x core its pages_lock, which chunk mode's
+ * movable_operations (chunk_mops.c) need for the list they share with
+ * the core; on 7.x a lock of the driver's own.  See blocks.c for the
+ * lock order.
+ */
+static inline spinlock_t *gmb_blocks_lock(struct gmb *vb)
+{
+#ifdef GMM_BALLOON_CORE_V2
+	return &vb->blocks_lock;
+#else
+	return &vb->b_dev_info.pages_lock;
+#endif
+}
+
+/* A private list of pages (balloon_page_push()/pop(), gone in 7.x). */
+static inline void gmb_page_push(struct list_head *pages, struct page *page)
+{
+	list_add(&page->lru, pages);
+}
+
+static inline struct page *gmb_page_pop(struct list_head *pages)
+{
+	struct page *page = list_first_entry_or_null(pages, struct page, lru);
+
+	if (page)
+		list_del(&page->lru);
+	return page;
+}
+
 static inline unsigned int gmb_blk_pages(struct gmb *vb)
 {
 	return 1U << vb->chunk_order;
@@ -287,8 +321,8 @@ static inline bool gmb_has(struct gmb *vb, unsigned int fbit)
 /*
  * The files call each other downwards only, in this order (each may call
  * those below it): main.c, debugfs.c; defrag.c; pressure.c; inflate.c;
- * source.c; chunk.c; migrate.c; host.c; report.c, stats.c, numa.c,
- * blocks.c.
+ * source.c; chunk_mops.c; chunk.c; core_compaction.c, core_balloon.c
+ * (core.h); migrate.c; host.c; report.c, stats.c, numa.c, blocks.c.
  */
 
 /* host.c */
@@ -329,12 +363,11 @@ unsigned int gmb_leak(struct gmb *vb, unsigned int num,
 void gmb_leak_all(struct gmb *vb);
 
 /* migrate.c */
-void gmb_migrate_init(struct gmb *vb);
 int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page,
 		      enum migrate_mode mode);
-int gmb_migrate_end(struct gmb *vb, struct page *newpage, struct page *page);
+void gmb_migrate_end(struct gmb *vb, struct page *newpage, struct page *page);
 
-/* chunk.c */
+/* chunk_mops.c */
 void gmb_chunk_enqueue_block(struct gmb *vb, struct page *head);
 void gmb_chunk_enqueue(struct gmb *vb, struct page *page);
 unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
@@ -342,9 +375,12 @@ unsigned int gmb_chunk_dequeue(struct gmb *vb, struct list_head *pages,
 			       const nodemask_t *nodes);
 unsigned int gmb_chunk_dequeue_block(struct gmb *vb, struct list_head *pages,
 				     unsigned long blk, unsigned int max);
+
+/* chunk.c */
+bool __gmb_chunk_track(struct gmb *vb, struct page *page, int delta);
+bool gmb_in_complete_block(struct gmb *vb, struct page *page);
 unsigned long gmb_chunk_sparsest(struct gmb *vb);
 unsigned int gmb_chunk_count(struct gmb *vb, unsigned long blk);
-int gmb_pfn_migratetype(unsigned long pfn);
 void gmb_chunk_track(struct gmb *vb, struct page *page, int delta);
 unsigned long gmb_chunk_stray_pages(struct gmb *vb);
 void gmb_chunk_show_blocks(struct gmb *vb, struct seq_file *m);

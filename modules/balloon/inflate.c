@@ -7,9 +7,10 @@
  * the host to consume it before the next one.  All of this runs under
  * vb->balloon_lock.
  *
- * movable=1: pages are enqueued with balloon_page_enqueue(), which marks
- * them PageOffline and __SetPageMovable(balloon_mops); compaction may then
- * isolate and migrate them (see migrate.c).  The balloon core counts
+ * movable=1: pages are enqueued in the balloon core (core.h), which marks
+ * them PageOffline and movable with its balloon_mops, or (chunk mode on
+ * the 6.x core) with chunk_mops.c's; compaction may then isolate and
+ * migrate them (see migrate.c).  The balloon core counts
  * BALLOON_INFLATE/BALLOON_DEFLATE.
  *
  * movable=0: pages are marked PageOffline only and kept on the private
@@ -155,7 +156,7 @@ static void gmb_enqueue(struct gmb *vb, struct page *page, bool block)
 		if (vb->chunk_order)
 			gmb_chunk_enqueue(vb, page);
 		else
-			balloon_page_enqueue(&vb->b_dev_info, page);
+			gmb_core_enqueue(vb, page);
 		return;
 	}
 	__SetPageOffline(page);
@@ -191,7 +192,7 @@ static struct page *gmb_page_alloc(struct gmb *vb, int nid)
 			return page;
 	}
 	if (vb->movable)
-		return balloon_page_alloc();
+		return gmb_core_alloc();
 	return alloc_page(gmb_gfp(vb));
 }
 
@@ -235,7 +236,7 @@ static unsigned int gmb_dequeue(struct gmb *vb, struct list_head *pages,
 	 * balloon core (guestmm-stat's balloon counters) see these pages.
 	 */
 	if (!vb->chunk_order && !nodes)
-		return balloon_page_list_dequeue(&vb->b_dev_info, pages, n);
+		return gmb_core_dequeue(vb, pages, n);
 	return gmb_chunk_dequeue(vb, pages, n, strays_only, nodes);
 }
 
@@ -351,12 +352,12 @@ unsigned int gmb_fill(struct gmb *vb, unsigned int num, bool *out_of_puff)
 			*out_of_puff = true;
 			break;
 		}
-		balloon_page_push(&pages, page);
+		gmb_page_push(&pages, page);
 	}
 
 	mutex_lock(&vb->balloon_lock);
 	vb->num_pfns = 0;
-	while ((page = balloon_page_pop(&pages))) {
+	while ((page = gmb_page_pop(&pages))) {
 		if (!vb->num_pfns)
 			first_pfn = page_to_pfn(page);
 		gmb_enqueue(vb, page, false);

@@ -297,12 +297,18 @@ static int gmb_probe(struct virtio_device *vdev)
 	vb->movable = READ_ONCE(gmb_param_movable);
 	vb->adjust_managed = !gmb_has(vb, VIRTIO_BALLOON_F_DEFLATE_ON_OOM);
 	vb->chunk_order = READ_ONCE(gmb_param_chunk_order);
+	if (vb->movable && vb->chunk_order && !gmb_core_chunk_mops()) {
+		dev_warn(&vdev->dev,
+			 "chunk_order=%u with movable=1 needs movable_operations of the driver's own, which this kernel's balloon core does not take: the balloon uses 4 KiB pages\n",
+			 vb->chunk_order);
+		vb->chunk_order = 0;
+	}
 	INIT_DELAYED_WORK(&vb->size_work, gmb_size_work);
 	INIT_WORK(&vb->stats_work, gmb_stats_work);
 	spin_lock_init(&vb->stop_update_lock);
 	init_waitqueue_head(&vb->acked);
 	mutex_init(&vb->balloon_lock);
-	balloon_devinfo_init(&vb->b_dev_info);
+	gmb_core_init(vb);
 	INIT_LIST_HEAD(&vb->pinned_pages);
 
 	err = gmb_numa_init(vb);
@@ -318,7 +324,6 @@ static int gmb_probe(struct virtio_device *vdev)
 		goto out_free;
 
 	gmb_host_init(vb);
-	gmb_migrate_init(vb);
 
 	err = gmb_hint_init(vb);
 	if (err)

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Balloon page migration on behalf of compaction.
+ * Balloon page migration on behalf of compaction: the driver's half.
  *
- * With movable=1 every balloon page carries balloon_mops from the balloon
- * core (mm/balloon_compaction.c).  The core isolates and puts back pages;
- * when compaction wants to move an isolated page it calls
- * b_dev_info->migratepage, i.e. gmb_migratepage(), with both pages locked.
- * We then tell the host that the new frame is ballooned and the old one is
- * not, so the host-side size ("actual") does not change.
+ * With movable=1 the balloon pages are movable: the balloon core's
+ * balloon_mops (4 KiB pages; core.h's backends) or chunk mode's own
+ * (chunk_mops.c) isolate a page, and when compaction moves it the
+ * driver is called with both pages locked.  gmb_migrate_begin() and
+ * gmb_migrate_end() bracket what each core asks of the driver then: they
+ * tell the host that the new frame is ballooned and the old one is not,
+ * so the host-side size ("actual") does not change.
  *
  * The host hears of each migration through the queue of notices in host.c
  * (gmb_migrate_tell()), which batches them.
  *
  * With movable=0 pages never become movable and this code is not reached.
  */
-#include <linux/balloon_compaction.h>
 #include <linux/delay.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
@@ -52,13 +52,14 @@ static bool gmb_migrate_lock(struct gmb *vb, enum migrate_mode mode)
 }
 
 /*
- * First half of every balloon page migration: take balloon_lock, take the
- * balloon's reference on @newpage and tell the host that @newpage replaces
- * @page, moving the managed-page adjustment along.  Both pages are locked
- * by the migration core.  Returns -EAGAIN, without the lock, when fill,
- * leak or a flush holds it (async compaction at once, a sleeping
- * migration after a bounded wait), and the migration core retries later.
- * On success the caller inserts @newpage and drops balloon_lock.
+ * First half of every balloon page migration: take balloon_lock and tell
+ * the host that @newpage replaces @page, moving the managed-page
+ * adjustment along.  Both pages are locked by the migration core.
+ * Returns -EAGAIN, without the lock, when fill, leak or a flush holds it
+ * (async compaction at once, a sleeping migration after a bounded wait),
+ * and the migration core retries later.  On success the caller (the
+ * core backend, or chunk mode's migrate_page) does the list bookkeeping
+ * its core asks for, then calls gmb_migrate_end().
  */
 int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page,
 		      enum migrate_mode mode)
@@ -69,8 +70,6 @@ int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page,
 					      page_to_pfn(newpage), -EAGAIN);
 		return -EAGAIN;
 	}
-
-	get_page(newpage);	/* the balloon's reference */
 
 	gmb_migrate_tell(vb, newpage, page);
 	gmb_numa_migrate(vb, newpage, page);
@@ -84,52 +83,16 @@ int gmb_migrate_begin(struct gmb *vb, struct page *newpage, struct page *page,
 }
 
 /*
- * Second half, after the caller inserted @newpage under pages_lock: the
- * old page stops being a balloon page, balloon_lock goes, and the page
- * loses our reference.  In that order: defrag (gmb_chunk_dequeue_block())
- * locks the frames of a block that look like ours under balloon_lock, and
- * once the migration core unlocks and frees this page it must not look
- * like ours to anyone holding that lock.
+ * Second half: balloon_lock goes.  On the 6.x core the caller has made
+ * the old page stop being a balloon page first: defrag
+ * (gmb_chunk_dequeue_block()) locks the frames of a block that look like
+ * ours under balloon_lock, and once the migration core unlocks and frees
+ * this page it must not look like ours to anyone holding that lock.
  */
-int gmb_migrate_end(struct gmb *vb, struct page *newpage, struct page *page)
+void gmb_migrate_end(struct gmb *vb, struct page *newpage, struct page *page)
 {
-	balloon_page_finalize(page);
 	mutex_unlock(&vb->balloon_lock);
-	put_page(page);
-
 	gmb_count(vb, GMB_C_MIGRATED, 1);
 	trace_guestmm_balloon_migrate(page_to_pfn(page), page_to_pfn(newpage),
 				      0);
-	return MIGRATEPAGE_SUCCESS;
 }
-
-#ifdef CONFIG_BALLOON_COMPACTION
-static int gmb_migratepage(struct balloon_dev_info *info,
-			   struct page *newpage, struct page *page,
-			   enum migrate_mode mode)
-{
-	struct gmb *vb = container_of(info, struct gmb, b_dev_info);
-	unsigned long flags;
-
-	if (gmb_migrate_begin(vb, newpage, page, mode))
-		return -EAGAIN;
-
-	spin_lock_irqsave(&info->pages_lock, flags);
-	balloon_page_insert(info, newpage);
-	info->isolated_pages--;
-	__count_vm_event(BALLOON_MIGRATE);
-	spin_unlock_irqrestore(&info->pages_lock, flags);
-
-	return gmb_migrate_end(vb, newpage, page);
-}
-#endif
-
-void gmb_migrate_init(struct gmb *vb)
-{
-#ifdef CONFIG_BALLOON_COMPACTION
-	/* chunk_order > 0 installs its own movable_operations (chunk.c). */
-	if (vb->movable && !vb->chunk_order)
-		vb->b_dev_info.migratepage = gmb_migratepage;
-#endif
-}
-

@@ -171,7 +171,7 @@ static unsigned long gmb_hint_return(struct gmb *vb, unsigned long nr)
 
 	spin_lock_irq(&vb->hint_lock);
 	for (done = 0; done < nr; done++) {
-		page = balloon_page_pop(&vb->hint_pages);
+		page = gmb_page_pop(&vb->hint_pages);
 		if (!page)
 			break;
 		__free_pages(page, GMB_HINT_ORDER);
@@ -241,7 +241,7 @@ static int gmb_hint_send_block(struct gmb *vb)
 	virtqueue_kick(vq);
 
 	spin_lock_irq(&vb->hint_lock);
-	balloon_page_push(&vb->hint_pages, page);
+	gmb_page_push(&vb->hint_pages, page);
 	vb->nr_hint_blocks++;
 	spin_unlock_irq(&vb->hint_lock);
 	gmb_count(vb, GMB_C_HINT_BLOCKS, 1);

@@ -83,7 +83,7 @@ bool gmb_block_ok(struct gmb *vb, unsigned long blk)
 	struct page *last = pfn_to_online_page(pfn + gmb_blk_pages(vb) - 1);
 
 	return first && last && page_zone(first) == page_zone(last) &&
-	       gmb_pfn_migratetype(pfn) == MIGRATE_MOVABLE;
+	       gmm_pfn_migratetype(pfn) == MIGRATE_MOVABLE;
 }
 
 /*
