@@ -5,7 +5,7 @@
  * The kernel's balloon core keeps the movable balloon pages (movable=1)
  * on b_dev_info.pages and lets compaction migrate them.  Its API differs
  * between kernels (compat.h: GMM_BALLOON_CORE_V2), and one backend file
- * serves each:
+ * serves each (core.c has the calls that are the same on both):
  *
  *  - core_compaction.c, mm/balloon_compaction.c (6.x): pages_lock is the
  *    device's and exported, and the driver's migratepage inserts the new

@@ -56,22 +56,6 @@ void gmb_core_init(struct gmb *vb)
 #endif
 }
 
-struct page *gmb_core_alloc(void)
-{
-	return balloon_page_alloc();
-}
-
-void gmb_core_enqueue(struct gmb *vb, struct page *page)
-{
-	balloon_page_enqueue(&vb->b_dev_info, page);
-}
-
-unsigned int gmb_core_dequeue(struct gmb *vb, struct list_head *pages,
-			      unsigned int n)
-{
-	return balloon_page_list_dequeue(&vb->b_dev_info, pages, n);
-}
-
 bool gmb_core_chunk_mops(void)
 {
 	return true;

@@ -321,8 +321,8 @@ static inline bool gmb_has(struct gmb *vb, unsigned int fbit)
 /*
  * The files call each other downwards only, in this order (each may call
  * those below it): main.c, debugfs.c; defrag.c; pressure.c; inflate.c;
- * source.c; chunk_mops.c; chunk.c; core_compaction.c, core_balloon.c
- * (core.h); migrate.c; host.c; report.c, stats.c, numa.c, blocks.c.
+ * source.c; chunk_mops.c; chunk.c; core.c, core_compaction.c,
+ * core_balloon.c (core.h); migrate.c; host.c; report.c, stats.c, numa.c, blocks.c.
  */
 
 /* host.c */

@@ -44,17 +44,23 @@ def parse_modules_dep(moddir):
     return deps
 
 
+def module_lines(moddir, name):
+    """The words of each line of moddir/name (modules.alias,
+    modules.softdep), none where depmod wrote no such file."""
+    path = os.path.join(moddir, name)
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                yield line.split()
+
+
 def parse_aliases(moddir):
     """Map alias -> [module names], the plain aliases of modules.alias
     (a softdep names one, crypto-crc32c; device aliases have wildcards)."""
     aliases = {}
-    path = os.path.join(moddir, "modules.alias")
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                w = line.split()
-                if len(w) == 3 and w[0] == "alias" and "*" not in w[1]:
-                    aliases.setdefault(w[1], []).append(modname(w[2]))
+    for w in module_lines(moddir, "modules.alias"):
+        if len(w) == 3 and w[0] == "alias" and "*" not in w[1]:
+            aliases.setdefault(w[1], []).append(modname(w[2]))
     return aliases
 
 
@@ -64,14 +70,10 @@ def parse_softdeps(moddir):
     MODULE_SOFTDEP): modprobe loads them, but they are not in modules.dep
     (ext4's and jbd2's crypto-crc32c on 6.1, jbd2's on 7.x)."""
     soft = {}
-    path = os.path.join(moddir, "modules.softdep")
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                w = line.split()
-                if len(w) >= 2 and w[0] == "softdep":
-                    soft.setdefault(modname(w[1]), []).extend(
-                        n for n in w[2:] if n not in ("pre:", "post:"))
+    for w in module_lines(moddir, "modules.softdep"):
+        if len(w) >= 2 and w[0] == "softdep":
+            soft.setdefault(modname(w[1]), []).extend(
+                n for n in w[2:] if n not in ("pre:", "post:"))
     return soft
 
 
