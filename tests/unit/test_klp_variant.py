@@ -232,9 +232,13 @@ def test_symbols_in_variant_sources():
 def fake_kallsyms(symbols, offsets=None, base=0, layout="6.12"):
     """A blob laid out like scripts/kallsyms.c's output, with each name
     byte its own token (so tokens 48..57 are the digits); with offsets,
-    also kallsyms_offsets and kallsyms_relative_base, before
+    also kallsyms_offsets and kallsyms_relative_base (base), before
     kallsyms_num_syms (layout "6.1") or after kallsyms_token_index
-    ("6.12")."""
+    ("6.12"), the arrays 8-byte aligned.  Layout "7.x" is 7.x's: the
+    arrays 4-byte aligned, no kallsyms_relative_base, kallsyms_offsets
+    after kallsyms_token_index and PC-relative: offsets are then the
+    symbols' addresses and base the address the blob is loaded at, each
+    entry holding its symbol's address less its own."""
     toks = [bytes([i]) if i else b"\x00" for i in range(256)]
     toks[0] = b"_x"                       # an unused code as a real token
     table = b"".join(t + b"\x00" for t in toks)
@@ -249,23 +253,29 @@ def fake_kallsyms(symbols, offsets=None, base=0, layout="6.12"):
             markers.append(len(names))
         enc = bytes(s.encode())
         names += bytes([len(enc)]) + enc
-    pad = lambda b: b + b"\x00" * (-len(b) % 8)  # noqa: E731
-    addrs = b""
-    if offsets is not None:
-        addrs = pad(struct.pack("<%di" % len(offsets), *offsets)) + struct.pack("<Q", base)
-    blob = b"\xff" * 64 + (addrs if layout == "6.1" else b"")
+    align = 4 if layout == "7.x" else 8
+    pad = lambda b: b + b"\x00" * (-len(b) % align)  # noqa: E731
+    blob = b"\xff" * 64
+    if offsets is not None and layout == "6.1":
+        blob += pad(struct.pack("<%di" % len(offsets), *offsets)) + struct.pack("<Q", base)
     blob += pad(struct.pack("<I", len(symbols)))
     blob += pad(names) + pad(struct.pack("<%dI" % len(markers), *markers))
     blob += pad(table) + pad(struct.pack("<256H", *index))
-    return blob + (addrs if layout == "6.12" else b"")
+    if offsets is not None and layout == "6.12":
+        blob += pad(struct.pack("<%di" % len(offsets), *offsets)) + struct.pack("<Q", base)
+    if offsets is not None and layout == "7.x":
+        at = base + len(blob)
+        blob += struct.pack("<%di" % len(offsets),
+                            *(a - (at + 4 * i) for i, a in enumerate(offsets)))
+    return blob
 
 
 def test_kallsyms_decoder_counts_duplicates():
     syms = ["T" + "func%d" % i for i in range(600)] + ["tdup", "tdup", "Ddata9"]
-    blob = fake_kallsyms(syms)
-    out = kv.kallsyms(blob)
-    assert out[:2] == ["T func0", "T func1"] and out[-1] == "D data9"
-    assert len(out) == len(syms)
+    for layout in ("6.12", "7.x"):
+        out = kv.kallsyms(fake_kallsyms(syms, layout=layout))
+        assert out[:2] == ["T func0", "T func1"] and out[-1] == "D data9", layout
+        assert len(out) == len(syms), layout
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "kallsyms.txt")
         with open(path, "w") as f:
@@ -569,6 +579,8 @@ def test_local_tree_row():
 # --- "calls": the call sites of a function in a vmlinux ----------------------
 
 TEXT = 0xffffffff81000000
+RODATA = TEXT + 0x200000
+PCPU = TEXT + 0x1000000
 
 
 def fake_vmlinux(layout="6.12", other=b"\xc3", caller_b=None, banner=b""):
@@ -614,7 +626,13 @@ def fake_vmlinux(layout="6.12", other=b"\xc3", caller_b=None, banner=b""):
         [-1 - funcs[n[1:]][0] for n in text_names]
     # (the kallsyms arrays are 8-byte aligned in the file, as in a vmlinux)
     banner += b"\x00" * (8 + -len(banner) % 8)
-    rodata = banner + fake_kallsyms(names, offsets, TEXT, layout)
+    if layout == "7.x":
+        # 7.x: no absolute per-cpu symbols; the table holds addresses
+        offsets = [PCPU + 8 * i for i in range(len(pcpu))] + \
+            [TEXT + funcs[n[1:]][0] for n in text_names]
+        rodata = banner + fake_kallsyms(names, offsets, RODATA + len(banner), layout)
+    else:
+        rodata = banner + fake_kallsyms(names, offsets, TEXT, layout)
 
     shstr = b"\x00.text\x00.rodata\x00.shstrtab\x00"
     sh_off = 64
@@ -623,7 +641,7 @@ def fake_vmlinux(layout="6.12", other=b"\xc3", caller_b=None, banner=b""):
     str_off = ro_off + len(rodata)
     sh = struct.pack("<IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     sh += struct.pack("<IIQQQQIIQQ", 1, 1, 6, TEXT, text_off, len(text), 0, 0, 16, 0)
-    sh += struct.pack("<IIQQQQIIQQ", 7, 1, 2, TEXT + 0x200000, ro_off, len(rodata),
+    sh += struct.pack("<IIQQQQIIQQ", 7, 1, 2, RODATA, ro_off, len(rodata),
                       0, 0, 8, 0)
     sh += struct.pack("<IIQQQQIIQQ", 15, 3, 0, 0, str_off, len(shstr), 0, 0, 1, 0)
     ehdr = struct.pack("<16sHHIQQQIHHHHHH", b"\x7fELF\x02\x01\x01" + b"\x00" * 9,
@@ -649,20 +667,41 @@ def scan(blob, callee="callee"):
         return kv.scan_calls(path, [callee])[callee]
 
 
-def test_kallsyms_addresses_both_layouts():
-    for layout in ("6.1", "6.12"):
+def test_kallsyms_addresses_every_layout():
+    """6.1's and 6.12's base-relative offsets (absolute per-cpu
+    addresses) and 7.x's PC-relative ones, read against the load address
+    of the .rodata that holds them."""
+    for layout, pcpu1 in (("6.1", 0x1008), ("6.12", 0x1008), ("7.x", PCPU + 8)):
         blob = fake_vmlinux(layout)
         addr, _, _ = kv.elf_sections(blob)[".text"]
         syms = dict((n, a) for a, n in kv.kallsyms_addresses(blob, addr))
         assert addr == TEXT
-        assert syms["T_text"] == TEXT and syms["Tcallee"] == TEXT + 0x100
-        assert syms["t__pfx_callee"] == TEXT + 0xf0 and syms["Dpcpu_var1"] == 0x1008
+        assert syms["T_text"] == TEXT and syms["Tcallee"] == TEXT + 0x100, layout
+        assert syms["t__pfx_callee"] == TEXT + 0xf0 and syms["Dpcpu_var1"] == pcpu1
         # a .text elsewhere: no layout puts _text there
         assert kv.kallsyms_addresses(blob, TEXT + 0x1000) is None
 
 
+def test_kallsyms_7x_names_right_before_count():
+    """On 7.x kallsyms_num_syms is the u32 right before kallsyms_names
+    (4-byte alignment); the 8 bytes before it must not be read as the
+    count, and a 7.x blob is not taken for a base-relative one."""
+    syms = ["t%d" % i for i in range(300)]
+    blob = fake_kallsyms(syms, layout="7.x")
+    at = blob.index(struct.pack("<I", 300) + bytes([2]) + b"t0")
+    # kallsyms_names starts 4 bytes after the count, not 8-aligned
+    assert (at + 4) % 8 == 4 and blob[at - 4:at] == b"\xff" * 4
+    assert len(kv.kallsyms(blob)) == 300
+    # a 7.x vmlinux whose .rodata moved: the PC-relative addresses move
+    # with it, so _text is found nowhere and no layout is taken
+    blob = bytearray(fake_vmlinux("7.x"))
+    shoff, = struct.unpack_from("<Q", blob, 0x28)
+    struct.pack_into("<Q", blob, shoff + 2 * 64 + 16, RODATA + 0x1000)
+    assert kv.kallsyms_addresses(bytes(blob), TEXT) is None
+
+
 def test_call_sites_found_exactly():
-    for layout in ("6.1", "6.12"):
+    for layout in ("6.1", "6.12", "7.x"):
         sites = scan(fake_vmlinux(layout))
         # caller_a's call to itself is no site; caller_c's call to the
         # __pfx_ padding is
