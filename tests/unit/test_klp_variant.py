@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import struct
 import tempfile
 
@@ -340,7 +341,6 @@ def test_flavour_of_releases_and_packages():
     for name, want in cases.items():
         assert kv.flavour_of(name) == want, (name, kv.flavour_of(name), want)
     # find_image takes the flavour's own image, the unsigned one first
-    import re
     index = {"linux-image-6.1.0-57-amd64": ["6.1.192-3"],
              "linux-image-6.1.0-57-amd64-unsigned": ["6.1.192-3"],
              "linux-image-6.1.0-57-cloud-amd64": ["6.1.192-3"],
@@ -349,11 +349,25 @@ def test_flavour_of_releases_and_packages():
              "linux-image-6.1.0-57-rt-amd64-unsigned": ["6.1.192-3"],
              "linux-image-6.1.0-50-cloud-amd64": ["6.1.176-1"],
              "linux-image-6.12-cloud-amd64": ["6.1.192-3"],   # a metapackage
-             "linux-image-cloud-amd64": ["6.1.192-3"]}
+             "linux-image-cloud-amd64": ["6.1.192-3"],
+             # 7.x: linux-image-<abi> a metapackage, the vmlinuz in
+             # linux-binary-<abi>
+             "linux-image-7.2.12+deb14-amd64": ["7.2.12-1"],
+             "linux-binary-7.2.12+deb14-amd64": ["7.2.12-1"],
+             "linux-image-7.2.12+deb14-amd64-dbg": ["7.2.12-1"],
+             "linux-image-7.2.12+deb14-rt-amd64": ["7.2.12-1"]}
     saved = kv.apt_search, kv.madison
     try:
         kv.apt_search = lambda suite, rx: sorted(n for n in index if re.search(rx, n))
-        kv.madison = lambda suite, names: {n: index[n] for n in names}
+        # (madison names only the packages the lists have)
+        kv.madison = lambda suite, names: {n: index[n] for n in names if n in index}
+        assert kv.find_image("7.2.12-1", "forky", "amd64") == \
+            ("linux-binary-7.2.12+deb14-amd64", "7.2.12+deb14-amd64")
+        assert kv.vmlinuz_member("linux-binary-7.2.12+deb14-amd64", "7.2.12+deb14-amd64") \
+            == "./usr/lib/modules/7.2.12+deb14-amd64/vmlinuz"
+        assert kv.vmlinuz_member("linux-image-6.1.0-57-amd64-unsigned", "6.1.0-57-amd64") \
+            == "./boot/vmlinuz-6.1.0-57-amd64"
+        assert kv.find_image("7.2.12-1", "forky", "cloud-amd64") == (None, None)
         assert kv.find_image("6.1.192-3", "bookworm-security", "amd64") == \
             ("linux-image-6.1.0-57-amd64-unsigned", "6.1.0-57-amd64")
         assert kv.find_image("6.1.192-3", "bookworm-security", "cloud-amd64") == \
@@ -782,3 +796,19 @@ def test_calls_entry_in_mirror_and_local_check():
                         in out.getvalue()
         finally:
             kv.LIVEPATCH = saved
+
+
+def test_no_match_reason_counts_and_names_items():
+    """A build no variant fits is reported with the items of the closest
+    variant that differ and those it lacks."""
+    v = kv.Variant("6.12", ["reference 6.12.95-1~bpo12+1 bookworm-backports\n",
+                            "mm/compaction.c function compact_zone %s\n" % ("1" * 64),
+                            "mm/compaction.c struct compact_control %s\n" % ("2" * 64),
+                            "mm/vmscan.c define MAX_X %s\n" % ("3" * 64)], "compaction")
+    results = [(it[:3], it[3], h) for it, h in zip(v.items, ("9" * 64, "2" * 64, "-"))]
+    fv = kv.no_match(v, results)
+    assert kv.no_match_reason(fv) == ("no variant matches: 1 of 3 items of 6.12 differ "
+                                      "(compact_zone()), 1 missing (MAX_X (define))")
+    assert kv.no_match_reason(fv, names=False) == \
+        "no variant matches: 1 of 3 items of 6.12 differ, 1 missing"
+
