@@ -812,3 +812,86 @@ def test_no_match_reason_counts_and_names_items():
     assert kv.no_match_reason(fv, names=False) == \
         "no variant matches: 1 of 3 items of 6.12 differ, 1 missing"
 
+
+def test_matrix_lists_every_next_build_with_its_reason():
+    """matrix: every 6.19-or-later image of the next suites, in each
+    flavour: rt-amd64 not served for its reason, a build whose
+    linux-source is gone not served for that, one whose source no
+    variant fits not served with the counts (the items once, after the
+    table), and a build with a kernels.tsv row served."""
+    index = {
+        ("trixie-backports", "linux-image-6.19.14+deb13-amd64"): ["6.19.14-1~bpo13+1"],
+        ("trixie-backports", "linux-image-7.2.12+deb13-amd64"): ["7.2.12-1~bpo13+1"],
+        ("trixie-backports", "linux-image-7.2.12+deb13-cloud-amd64"): ["7.2.12-1~bpo13+1"],
+        ("trixie-backports", "linux-image-7.2.12+deb13-rt-amd64"): ["7.2.12-1~bpo13+1"],
+        ("trixie-backports", "linux-image-7.2.12+deb13-amd64-dbg"): ["7.2.12-1~bpo13+1"],
+        ("trixie-backports", "linux-source-7.2"): ["7.2.12-1~bpo13+1"],
+        # the base suite's 6.12: not a next build
+        ("trixie-backports", "linux-image-6.12.117+deb13-amd64"): [],
+        ("sid", "linux-image-7.3.1+deb14-amd64"): ["7.3.1-1"],
+        ("sid", "linux-source-7.3"): ["7.3.1-1"],
+    }
+    verdicts = {
+        "7.2.12-1~bpo13+1": {
+            "compaction": {"variant": None, "closest": "6.12", "items": 3,
+                           "differ": ["compact_zone()"], "missing": []},
+            "reclaim": {"variant": None, "closest": "6.12", "items": 2,
+                        "differ": [], "missing": ["pgdat_balanced()"]}},
+    }
+    saved = kv.apt_search, kv.madison, kv.source_verdict, kv.NEXT_SUITES, kv.TABLE
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            kv.NEXT_SUITES = ("trixie-backports", "forky", "sid")
+            kv.apt_search = lambda suite, rx: sorted(
+                n for s, n in index if s == suite and re.search(rx, n))
+            kv.madison = lambda suite, names: {
+                n: index[(suite, n)] for n in names if index.get((suite, n))}
+            kv.source_verdict = lambda version, suite: verdicts[version]
+            kv.TABLE = os.path.join(d, "kernels.tsv")
+            kv.write_table([row("7.3.1-1", "6.12", release="7.3.1+deb14-amd64")])
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                assert kv.matrix() == 0
+        finally:
+            (kv.apt_search, kv.madison, kv.source_verdict, kv.NEXT_SUITES,
+             kv.TABLE) = saved
+    lines = [" ".join(ln.split()) for ln in out.getvalue().splitlines()]
+    assert lines == [
+        "6.19.14+deb13-amd64 6.19.14-1~bpo13+1 trixie-backports not served: no "
+        "linux-source-6.19 6.19.14-1~bpo13+1 in trixie-backports (only the image is "
+        "left), no source to compare with the variants",
+        "7.2.12+deb13-amd64 7.2.12-1~bpo13+1 trixie-backports not served: compaction: "
+        "no variant matches: 1 of 3 items of 6.12 differ, 0 missing; reclaim: no "
+        "variant matches: 0 of 2 items of 6.12 differ, 1 missing",
+        "7.2.12+deb13-cloud-amd64 7.2.12-1~bpo13+1 trixie-backports not served: "
+        "compaction: no variant matches: 1 of 3 items of 6.12 differ, 0 missing; "
+        "reclaim: no variant matches: 0 of 2 items of 6.12 differ, 1 missing",
+        "7.2.12+deb13-rt-amd64 7.2.12-1~bpo13+1 trixie-backports not served: "
+        "rt-amd64 has PREEMPT_RT and no THP",
+        "7.3.1+deb14-amd64 7.3.1-1 sid served: compaction 6.12, reclaim 6.12",
+        "compaction of 7.2.12-1~bpo13+1: no variant matches: 1 of 3 items of 6.12 "
+        "differ (compact_zone()), 0 missing",
+        "reclaim of 7.2.12-1~bpo13+1: no variant matches: 0 of 2 items of 6.12 "
+        "differ, 1 missing (pgdat_balanced())",
+    ], lines
+
+
+def test_matrix_block_of_a_doc():
+    """matrix --doc writes the table between the markers of a Markdown
+    file, as a fenced block, and says whether that changed it."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "doc.md")
+        with open(path, "w") as f:
+            f.write("before\n%s\nstale\n%s\nafter\n" % (kv.DOC_BEGIN, kv.DOC_END))
+        assert kv.update_doc(path, "a  b\n") is True
+        with open(path) as f:
+            assert f.read() == "before\n%s\n\n```\na  b\n```\n\n%s\nafter\n" % (
+                kv.DOC_BEGIN, kv.DOC_END)
+        assert kv.update_doc(path, "a  b\n") is False
+        with open(path, "w") as f:
+            f.write("no block\n")
+        try:
+            kv.update_doc(path, "x\n")
+            raise AssertionError("a file without the block accepted")
+        except kv.Error:
+            pass
