@@ -363,10 +363,14 @@ def test_flavour_of_releases_and_packages():
         kv.madison = lambda suite, names: {n: index[n] for n in names if n in index}
         assert kv.find_image("7.2.12-1", "forky", "amd64") == \
             ("linux-binary-7.2.12+deb14-amd64", "7.2.12+deb14-amd64")
-        assert kv.vmlinuz_member("linux-binary-7.2.12+deb14-amd64", "7.2.12+deb14-amd64") \
-            == "./usr/lib/modules/7.2.12+deb14-amd64/vmlinuz"
-        assert kv.vmlinuz_member("linux-image-6.1.0-57-amd64-unsigned", "6.1.0-57-amd64") \
-            == "./boot/vmlinuz-6.1.0-57-amd64"
+        # the vmlinuz: in /usr/lib/modules on 7.x, in /boot on 6.19 and before
+        members = ["./", "./usr/lib/modules/7.2.12+deb14-amd64/vmlinuz",
+                   "./usr/share/doc/linux-binary-7.2.12+deb14-amd64/copyright"]
+        assert kv.vmlinuz_member(members, "7.2.12+deb14-amd64") == \
+            "./usr/lib/modules/7.2.12+deb14-amd64/vmlinuz"
+        assert kv.vmlinuz_member(["./boot/vmlinuz-6.19.14+deb13-amd64"],
+                                 "6.19.14+deb13-amd64") == "./boot/vmlinuz-6.19.14+deb13-amd64"
+        assert kv.vmlinuz_member(members, "6.19.14+deb13-amd64") is None
         assert kv.find_image("7.2.12-1", "forky", "cloud-amd64") == (None, None)
         assert kv.find_image("6.1.192-3", "bookworm-security", "amd64") == \
             ("linux-image-6.1.0-57-amd64-unsigned", "6.1.0-57-amd64")
