@@ -74,6 +74,18 @@ class Elf:
         return {s["name"]: (s["addr"], s["off"], s["size"])
                 for s in self.secs}
 
+    def address_of(self, off):
+        """The load address of file offset off: in the allocated section
+        whose bytes hold it (not one of SHT_NOBITS, which has none in
+        the file); None if no section does.  What a position-relative
+        value read from the file (scripts/klp-variant's 7.x
+        kallsyms_offsets) is relative to."""
+        for s in self.secs:
+            if s["type"] != SHT_NOBITS and s["flags"] & SHF_ALLOC and \
+                    s["off"] <= off < s["off"] + s["size"]:
+                return s["addr"] + off - s["off"]
+        return None
+
     def cstr(self, off):
         return self.buf[off:self.buf.index(b"\0", off)].decode(
             "ascii", "replace")

@@ -38,9 +38,12 @@
 # and gcc-14/16 anyway: scripts/lint-next.sh builds in a build root).
 #
 # The lists are read through a private apt state per suite,
-# $GUESTMM_CACHE/apt/<suite>/ (trixie-backports with trixie beside it), as
-# scripts/klp-variant lays it out, refreshed at most daily; the machine's
-# own apt sources are never changed.
+# $GUESTMM_CACHE/apt/<suite>/ (trixie-backports with trixie beside it),
+# aptview.sh's, which scripts/klp-variant uses too, refreshed at most
+# daily; the machine's own apt sources are never changed.  This lists
+# the builds whose headers the archive has; scripts/klp-variant matrix
+# lists every image (trixie-backports keeps the images of 6.19 to 7.1
+# without their headers or source).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)

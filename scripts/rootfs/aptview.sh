@@ -6,8 +6,8 @@
 # download the packages of any Debian suite without changing the
 # machine's apt sources or its package lists.  Sourced by
 # scripts/guest/kernel.sh and kernel-next.sh and by scripts/rootfs/*.sh;
-# scripts/klp-variant (Python) lays its per-suite views out the same way,
-# in the same directories.
+# scripts/klp-variant (Python) runs suite_view, view_opts and view_update
+# through bash, so there is one implementation of the views.
 #
 #   debian_mirror SUITE          the URI the machine's apt sources use for
 #                                SUITE, else for the machine's own release

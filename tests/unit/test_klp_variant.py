@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import struct
 import tempfile
 
@@ -232,9 +233,13 @@ def test_symbols_in_variant_sources():
 def fake_kallsyms(symbols, offsets=None, base=0, layout="6.12"):
     """A blob laid out like scripts/kallsyms.c's output, with each name
     byte its own token (so tokens 48..57 are the digits); with offsets,
-    also kallsyms_offsets and kallsyms_relative_base, before
+    also kallsyms_offsets and kallsyms_relative_base (base), before
     kallsyms_num_syms (layout "6.1") or after kallsyms_token_index
-    ("6.12")."""
+    ("6.12"), the arrays 8-byte aligned.  Layout "7.x" is 7.x's: the
+    arrays 4-byte aligned, no kallsyms_relative_base, kallsyms_offsets
+    after kallsyms_token_index and PC-relative: offsets are then the
+    symbols' addresses and base the address the blob is loaded at, each
+    entry holding its symbol's address less its own."""
     toks = [bytes([i]) if i else b"\x00" for i in range(256)]
     toks[0] = b"_x"                       # an unused code as a real token
     table = b"".join(t + b"\x00" for t in toks)
@@ -249,23 +254,29 @@ def fake_kallsyms(symbols, offsets=None, base=0, layout="6.12"):
             markers.append(len(names))
         enc = bytes(s.encode())
         names += bytes([len(enc)]) + enc
-    pad = lambda b: b + b"\x00" * (-len(b) % 8)  # noqa: E731
-    addrs = b""
-    if offsets is not None:
-        addrs = pad(struct.pack("<%di" % len(offsets), *offsets)) + struct.pack("<Q", base)
-    blob = b"\xff" * 64 + (addrs if layout == "6.1" else b"")
+    align = 4 if layout == "7.x" else 8
+    pad = lambda b: b + b"\x00" * (-len(b) % align)  # noqa: E731
+    blob = b"\xff" * 64
+    if offsets is not None and layout == "6.1":
+        blob += pad(struct.pack("<%di" % len(offsets), *offsets)) + struct.pack("<Q", base)
     blob += pad(struct.pack("<I", len(symbols)))
     blob += pad(names) + pad(struct.pack("<%dI" % len(markers), *markers))
     blob += pad(table) + pad(struct.pack("<256H", *index))
-    return blob + (addrs if layout == "6.12" else b"")
+    if offsets is not None and layout == "6.12":
+        blob += pad(struct.pack("<%di" % len(offsets), *offsets)) + struct.pack("<Q", base)
+    if offsets is not None and layout == "7.x":
+        at = base + len(blob)
+        blob += struct.pack("<%di" % len(offsets),
+                            *(a - (at + 4 * i) for i, a in enumerate(offsets)))
+    return blob
 
 
 def test_kallsyms_decoder_counts_duplicates():
     syms = ["T" + "func%d" % i for i in range(600)] + ["tdup", "tdup", "Ddata9"]
-    blob = fake_kallsyms(syms)
-    out = kv.kallsyms(blob)
-    assert out[:2] == ["T func0", "T func1"] and out[-1] == "D data9"
-    assert len(out) == len(syms)
+    for layout in ("6.12", "7.x"):
+        out = kv.kallsyms(fake_kallsyms(syms, layout=layout))
+        assert out[:2] == ["T func0", "T func1"] and out[-1] == "D data9", layout
+        assert len(out) == len(syms), layout
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "kallsyms.txt")
         with open(path, "w") as f:
@@ -330,7 +341,6 @@ def test_flavour_of_releases_and_packages():
     for name, want in cases.items():
         assert kv.flavour_of(name) == want, (name, kv.flavour_of(name), want)
     # find_image takes the flavour's own image, the unsigned one first
-    import re
     index = {"linux-image-6.1.0-57-amd64": ["6.1.192-3"],
              "linux-image-6.1.0-57-amd64-unsigned": ["6.1.192-3"],
              "linux-image-6.1.0-57-cloud-amd64": ["6.1.192-3"],
@@ -339,11 +349,29 @@ def test_flavour_of_releases_and_packages():
              "linux-image-6.1.0-57-rt-amd64-unsigned": ["6.1.192-3"],
              "linux-image-6.1.0-50-cloud-amd64": ["6.1.176-1"],
              "linux-image-6.12-cloud-amd64": ["6.1.192-3"],   # a metapackage
-             "linux-image-cloud-amd64": ["6.1.192-3"]}
+             "linux-image-cloud-amd64": ["6.1.192-3"],
+             # 7.x: linux-image-<abi> a metapackage, the vmlinuz in
+             # linux-binary-<abi>
+             "linux-image-7.2.12+deb14-amd64": ["7.2.12-1"],
+             "linux-binary-7.2.12+deb14-amd64": ["7.2.12-1"],
+             "linux-image-7.2.12+deb14-amd64-dbg": ["7.2.12-1"],
+             "linux-image-7.2.12+deb14-rt-amd64": ["7.2.12-1"]}
     saved = kv.apt_search, kv.madison
     try:
         kv.apt_search = lambda suite, rx: sorted(n for n in index if re.search(rx, n))
-        kv.madison = lambda suite, names: {n: index[n] for n in names}
+        # (madison names only the packages the lists have)
+        kv.madison = lambda suite, names: {n: index[n] for n in names if n in index}
+        assert kv.find_image("7.2.12-1", "forky", "amd64") == \
+            ("linux-binary-7.2.12+deb14-amd64", "7.2.12+deb14-amd64")
+        # the vmlinuz: in /usr/lib/modules on 7.x, in /boot on 6.19 and before
+        members = ["./", "./usr/lib/modules/7.2.12+deb14-amd64/vmlinuz",
+                   "./usr/share/doc/linux-binary-7.2.12+deb14-amd64/copyright"]
+        assert kv.vmlinuz_member(members, "7.2.12+deb14-amd64") == \
+            "./usr/lib/modules/7.2.12+deb14-amd64/vmlinuz"
+        assert kv.vmlinuz_member(["./boot/vmlinuz-6.19.14+deb13-amd64"],
+                                 "6.19.14+deb13-amd64") == "./boot/vmlinuz-6.19.14+deb13-amd64"
+        assert kv.vmlinuz_member(members, "6.19.14+deb13-amd64") is None
+        assert kv.find_image("7.2.12-1", "forky", "cloud-amd64") == (None, None)
         assert kv.find_image("6.1.192-3", "bookworm-security", "amd64") == \
             ("linux-image-6.1.0-57-amd64-unsigned", "6.1.0-57-amd64")
         assert kv.find_image("6.1.192-3", "bookworm-security", "cloud-amd64") == \
@@ -569,6 +597,8 @@ def test_local_tree_row():
 # --- "calls": the call sites of a function in a vmlinux ----------------------
 
 TEXT = 0xffffffff81000000
+RODATA = TEXT + 0x200000
+PCPU = TEXT + 0x1000000
 
 
 def fake_vmlinux(layout="6.12", other=b"\xc3", caller_b=None, banner=b""):
@@ -614,7 +644,13 @@ def fake_vmlinux(layout="6.12", other=b"\xc3", caller_b=None, banner=b""):
         [-1 - funcs[n[1:]][0] for n in text_names]
     # (the kallsyms arrays are 8-byte aligned in the file, as in a vmlinux)
     banner += b"\x00" * (8 + -len(banner) % 8)
-    rodata = banner + fake_kallsyms(names, offsets, TEXT, layout)
+    if layout == "7.x":
+        # 7.x: no absolute per-cpu symbols; the table holds addresses
+        offsets = [PCPU + 8 * i for i in range(len(pcpu))] + \
+            [TEXT + funcs[n[1:]][0] for n in text_names]
+        rodata = banner + fake_kallsyms(names, offsets, RODATA + len(banner), layout)
+    else:
+        rodata = banner + fake_kallsyms(names, offsets, TEXT, layout)
 
     shstr = b"\x00.text\x00.rodata\x00.shstrtab\x00"
     sh_off = 64
@@ -623,7 +659,7 @@ def fake_vmlinux(layout="6.12", other=b"\xc3", caller_b=None, banner=b""):
     str_off = ro_off + len(rodata)
     sh = struct.pack("<IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     sh += struct.pack("<IIQQQQIIQQ", 1, 1, 6, TEXT, text_off, len(text), 0, 0, 16, 0)
-    sh += struct.pack("<IIQQQQIIQQ", 7, 1, 2, TEXT + 0x200000, ro_off, len(rodata),
+    sh += struct.pack("<IIQQQQIIQQ", 7, 1, 2, RODATA, ro_off, len(rodata),
                       0, 0, 8, 0)
     sh += struct.pack("<IIQQQQIIQQ", 15, 3, 0, 0, str_off, len(shstr), 0, 0, 1, 0)
     ehdr = struct.pack("<16sHHIQQQIHHHHHH", b"\x7fELF\x02\x01\x01" + b"\x00" * 9,
@@ -649,20 +685,41 @@ def scan(blob, callee="callee"):
         return kv.scan_calls(path, [callee])[callee]
 
 
-def test_kallsyms_addresses_both_layouts():
-    for layout in ("6.1", "6.12"):
+def test_kallsyms_addresses_every_layout():
+    """6.1's and 6.12's base-relative offsets (absolute per-cpu
+    addresses) and 7.x's PC-relative ones, read against the load address
+    of the .rodata that holds them."""
+    for layout, pcpu1 in (("6.1", 0x1008), ("6.12", 0x1008), ("7.x", PCPU + 8)):
         blob = fake_vmlinux(layout)
         addr, _, _ = kv.elf_sections(blob)[".text"]
         syms = dict((n, a) for a, n in kv.kallsyms_addresses(blob, addr))
         assert addr == TEXT
-        assert syms["T_text"] == TEXT and syms["Tcallee"] == TEXT + 0x100
-        assert syms["t__pfx_callee"] == TEXT + 0xf0 and syms["Dpcpu_var1"] == 0x1008
+        assert syms["T_text"] == TEXT and syms["Tcallee"] == TEXT + 0x100, layout
+        assert syms["t__pfx_callee"] == TEXT + 0xf0 and syms["Dpcpu_var1"] == pcpu1
         # a .text elsewhere: no layout puts _text there
         assert kv.kallsyms_addresses(blob, TEXT + 0x1000) is None
 
 
+def test_kallsyms_7x_names_right_before_count():
+    """On 7.x kallsyms_num_syms is the u32 right before kallsyms_names
+    (4-byte alignment); the 8 bytes before it must not be read as the
+    count, and a 7.x blob is not taken for a base-relative one."""
+    syms = ["t%d" % i for i in range(300)]
+    blob = fake_kallsyms(syms, layout="7.x")
+    at = blob.index(struct.pack("<I", 300) + bytes([2]) + b"t0")
+    # kallsyms_names starts 4 bytes after the count, not 8-aligned
+    assert (at + 4) % 8 == 4 and blob[at - 4:at] == b"\xff" * 4
+    assert len(kv.kallsyms(blob)) == 300
+    # a 7.x vmlinux whose .rodata moved: the PC-relative addresses move
+    # with it, so _text is found nowhere and no layout is taken
+    blob = bytearray(fake_vmlinux("7.x"))
+    shoff, = struct.unpack_from("<Q", blob, 0x28)
+    struct.pack_into("<Q", blob, shoff + 2 * 64 + 16, RODATA + 0x1000)
+    assert kv.kallsyms_addresses(bytes(blob), TEXT) is None
+
+
 def test_call_sites_found_exactly():
-    for layout in ("6.1", "6.12"):
+    for layout in ("6.1", "6.12", "7.x"):
         sites = scan(fake_vmlinux(layout))
         # caller_a's call to itself is no site; caller_c's call to the
         # __pfx_ padding is
@@ -743,3 +800,102 @@ def test_calls_entry_in_mirror_and_local_check():
                         in out.getvalue()
         finally:
             kv.LIVEPATCH = saved
+
+
+def test_no_match_reason_counts_and_names_items():
+    """A build no variant fits is reported with the items of the closest
+    variant that differ and those it lacks."""
+    v = kv.Variant("6.12", ["reference 6.12.95-1~bpo12+1 bookworm-backports\n",
+                            "mm/compaction.c function compact_zone %s\n" % ("1" * 64),
+                            "mm/compaction.c struct compact_control %s\n" % ("2" * 64),
+                            "mm/vmscan.c define MAX_X %s\n" % ("3" * 64)], "compaction")
+    results = [(it[:3], it[3], h) for it, h in zip(v.items, ("9" * 64, "2" * 64, "-"))]
+    fv = kv.no_match(v, results)
+    assert kv.no_match_reason(fv) == ("no variant matches: 1 of 3 items of 6.12 differ "
+                                      "(compact_zone()), 1 missing (MAX_X (define))")
+    assert kv.no_match_reason(fv, names=False) == \
+        "no variant matches: 1 of 3 items of 6.12 differ, 1 missing"
+
+
+def test_matrix_lists_every_next_build_with_its_reason():
+    """matrix: every 6.19-or-later image of the next suites, in each
+    flavour: rt-amd64 not served for its reason, a build whose
+    linux-source is gone not served for that, one whose source no
+    variant fits not served with the counts (the items once, after the
+    table), and a build with a kernels.tsv row served."""
+    index = {
+        ("trixie-backports", "linux-image-6.19.14+deb13-amd64"): ["6.19.14-1~bpo13+1"],
+        ("trixie-backports", "linux-image-7.2.12+deb13-amd64"): ["7.2.12-1~bpo13+1"],
+        ("trixie-backports", "linux-image-7.2.12+deb13-cloud-amd64"): ["7.2.12-1~bpo13+1"],
+        ("trixie-backports", "linux-image-7.2.12+deb13-rt-amd64"): ["7.2.12-1~bpo13+1"],
+        ("trixie-backports", "linux-image-7.2.12+deb13-amd64-dbg"): ["7.2.12-1~bpo13+1"],
+        ("trixie-backports", "linux-source-7.2"): ["7.2.12-1~bpo13+1"],
+        # the base suite's 6.12: not a next build
+        ("trixie-backports", "linux-image-6.12.117+deb13-amd64"): [],
+        ("sid", "linux-image-7.3.1+deb14-amd64"): ["7.3.1-1"],
+        ("sid", "linux-source-7.3"): ["7.3.1-1"],
+    }
+    verdicts = {
+        "7.2.12-1~bpo13+1": {
+            "compaction": {"variant": None, "closest": "6.12", "items": 3,
+                           "differ": ["compact_zone()"], "missing": []},
+            "reclaim": {"variant": None, "closest": "6.12", "items": 2,
+                        "differ": [], "missing": ["pgdat_balanced()"]}},
+    }
+    saved = kv.apt_search, kv.madison, kv.source_verdict, kv.NEXT_SUITES, kv.TABLE
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            kv.NEXT_SUITES = ("trixie-backports", "forky", "sid")
+            kv.apt_search = lambda suite, rx: sorted(
+                n for s, n in index if s == suite and re.search(rx, n))
+            kv.madison = lambda suite, names: {
+                n: index[(suite, n)] for n in names if index.get((suite, n))}
+            kv.source_verdict = lambda version, suite: verdicts[version]
+            kv.TABLE = os.path.join(d, "kernels.tsv")
+            kv.write_table([row("7.3.1-1", "6.12", release="7.3.1+deb14-amd64")])
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                assert kv.matrix() == 0
+        finally:
+            (kv.apt_search, kv.madison, kv.source_verdict, kv.NEXT_SUITES,
+             kv.TABLE) = saved
+    lines = [" ".join(ln.split()) for ln in out.getvalue().splitlines()]
+    assert lines == [
+        "6.19.14+deb13-amd64 6.19.14-1~bpo13+1 trixie-backports not served: no "
+        "linux-source-6.19 6.19.14-1~bpo13+1 in trixie-backports (only the image is "
+        "left), no source to compare with the variants",
+        "7.2.12+deb13-amd64 7.2.12-1~bpo13+1 trixie-backports not served: compaction: "
+        "no variant matches: 1 of 3 items of 6.12 differ, 0 missing; reclaim: no "
+        "variant matches: 0 of 2 items of 6.12 differ, 1 missing",
+        "7.2.12+deb13-cloud-amd64 7.2.12-1~bpo13+1 trixie-backports not served: "
+        "compaction: no variant matches: 1 of 3 items of 6.12 differ, 0 missing; "
+        "reclaim: no variant matches: 0 of 2 items of 6.12 differ, 1 missing",
+        "7.2.12+deb13-rt-amd64 7.2.12-1~bpo13+1 trixie-backports not served: "
+        "rt-amd64 has PREEMPT_RT and no THP",
+        "7.3.1+deb14-amd64 7.3.1-1 sid served: compaction 6.12, reclaim 6.12",
+        "compaction of 7.2.12-1~bpo13+1: no variant matches: 1 of 3 items of 6.12 "
+        "differ (compact_zone()), 0 missing",
+        "reclaim of 7.2.12-1~bpo13+1: no variant matches: 0 of 2 items of 6.12 "
+        "differ, 1 missing (pgdat_balanced())",
+    ], lines
+
+
+def test_matrix_block_of_a_doc():
+    """matrix --doc writes the table between the markers of a Markdown
+    file, as a fenced block, and says whether that changed it."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "doc.md")
+        with open(path, "w") as f:
+            f.write("before\n%s\nstale\n%s\nafter\n" % (kv.DOC_BEGIN, kv.DOC_END))
+        assert kv.update_doc(path, "a  b\n") is True
+        with open(path) as f:
+            assert f.read() == "before\n%s\n\n```\na  b\n```\n\n%s\nafter\n" % (
+                kv.DOC_BEGIN, kv.DOC_END)
+        assert kv.update_doc(path, "a  b\n") is False
+        with open(path, "w") as f:
+            f.write("no block\n")
+        try:
+            kv.update_doc(path, "x\n")
+            raise AssertionError("a file without the block accepted")
+        except kv.Error:
+            pass
